@@ -1,0 +1,153 @@
+/**
+ * The operator's CLI: `npm run admin -- <command>`. Works directly on the
+ * database named by DATABASE_URL (the same default as the service), so it
+ * runs beside a live service or with none.
+ *
+ * Output meant for scripts (a new key, a new group) is JSON on stdout;
+ * listings are tables unless --json is given; failures go to stderr with a
+ * non-zero exit code.
+ */
+import { randomBytes } from 'node:crypto';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import Table from 'cli-table3';
+import { issueApiKey, type ApiKeyRecord } from '../auth/api-keys.js';
+import { DEFAULT_DATABASE_URL } from '../config.js';
+import { PERMISSIONS, type Permission } from '../contract.js';
+import { openStore } from '../store/open-store.js';
+import { NameTakenError, type Store } from '../store/store.js';
+
+class AdminError extends Error {}
+
+function parsePermissions(value: string): Permission[] {
+  if (value.trim() === 'all') return [...PERMISSIONS];
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !PERMISSIONS.includes(name as Permission));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`unknown permission ${unknown.join(', ') || '(none given)'}; use "all" or some of: ${PERMISSIONS.join(', ')}`);
+  }
+  return [...new Set(names as Permission[])];
+}
+
+function parseExpiry(value: string): Date {
+  const when = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
+    throw new InvalidArgumentError('expected an ISO date such as 2027-01-31 or 2027-01-31T18:00:00Z');
+  }
+  if (when.getTime() <= Date.now()) throw new InvalidArgumentError('the expiry must be in the future');
+  return when;
+}
+
+function keyStatus(key: ApiKeyRecord, now = new Date()): string {
+  if (key.revoked) return 'revoked';
+  if (key.expires && new Date(key.expires) <= now) return 'expired';
+  return 'active';
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const table = new Table({ head, style: { head: [], border: [], compact: true } });
+  table.push(...rows);
+  process.stdout.write(`${table.toString()}\n`);
+}
+
+/** Opens the store for one command and always closes it. */
+async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  try {
+    return await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const program = new Command('admin')
+  .description('Manage the API keys and groups of the workspace user API.\nUses DATABASE_URL (default sqlite:data/workspace.db).')
+  .showHelpAfterError()
+  .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+program
+  .command('create-key')
+  .description('create an API key and print it, with its secret, as JSON (the secret is shown only this once)')
+  .requiredOption('--name <name>', 'what the key is for, e.g. "hr-sync"')
+  .addOption(
+    new Option('--permissions <list>', `"all" or a comma-separated list of: ${PERMISSIONS.join(', ')}`)
+      .default([...PERMISSIONS], 'all')
+      .argParser(parsePermissions),
+  )
+  .option('--expires <date>', 'when the key stops working (ISO date, e.g. 2027-01-31)', parseExpiry)
+  .action(async (options: { name: string; permissions: Permission[]; expires?: Date }) => {
+    const issued = issueApiKey(options.name, options.permissions, options.expires ?? null);
+    await withStore((store) => store.insertApiKey(issued.record));
+    printJson({
+      api_key: issued.record.api_key,
+      api_key_secret: issued.secret,
+      name: issued.record.name,
+      permissions: issued.record.permissions,
+      expires: issued.record.expires,
+    });
+  });
+
+program
+  .command('list-keys')
+  .description('list API keys (never their secrets)')
+  .option('--json', 'print JSON instead of a table')
+  .action(async (options: { json?: boolean }) => {
+    const keys = await withStore((store) => store.listApiKeys());
+    const described = keys.map(({ secret_digest: _digest, ...key }) => ({ ...key, status: keyStatus({ ...key, secret_digest: '' }) }));
+    if (options.json) return printJson(described);
+    printTable(
+      ['api_key', 'name', 'status', 'permissions', 'created', 'expires'],
+      described.map((key) => [key.api_key, key.name, key.status, key.permissions.join(', '), key.created, key.expires ?? 'never']),
+    );
+  });
+
+program
+  .command('revoke-key')
+  .description('revoke an API key; it stops working at once')
+  .argument('<api_key>', 'the public id of the key')
+  .action(async (apiKey: string) => {
+    const revoked = new Date().toISOString();
+    const done = await withStore((store) => store.revokeApiKey(apiKey, revoked));
+    if (!done) throw new AdminError(`no active key ${apiKey}: it does not exist or is already revoked`);
+    printJson({ api_key: apiKey, revoked });
+  });
+
+program
+  .command('create-group')
+  .description('create a group and print it as JSON')
+  .requiredOption('--name <name>', 'the group name, unique')
+  .action(async (options: { name: string }) => {
+    const name = options.name.trim();
+    if (name === '') throw new AdminError('the group name must not be empty');
+    const group = await withStore(async (store) => {
+      try {
+        return await store.createGroup({ group_id: randomBytes(16).toString('hex'), name });
+      } catch (error) {
+        if (error instanceof NameTakenError) throw new AdminError(`a group named "${name}" already exists`);
+        throw error;
+      }
+    });
+    printJson(group);
+  });
+
+program
+  .command('list-groups')
+  .description('list groups')
+  .option('--json', 'print JSON instead of a table')
+  .action(async (options: { json?: boolean }) => {
+    const groups = await withStore((store) => store.listGroups());
+    if (options.json) return printJson(groups);
+    printTable(
+      ['group_id', 'name', 'system'],
+      groups.map((group) => [group.group_id, group.name, group.is_system ? 'yes' : 'no']),
+    );
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: ${message}\n`);
+  process.exitCode = 1;
+});

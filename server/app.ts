@@ -1,0 +1,67 @@
+/**
+ * Builds the workspace service's express app; main.ts listens. Wired in the
+ * order express-openapi-validator's examples use: body parser with a size
+ * limit, the validator, the routes, one error handler.
+ */
+import express, { type Express, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { AuthThrottle } from './auth/throttle.js';
+import type { AuthThrottleConfig, Config } from './config.js';
+import { OPERATIONS, WORKSPACE_CONTRACT_PATH, type OperationId } from './contract.js';
+import { createHandlers } from './handlers/index.js';
+import type { OperationHandler } from './handlers/types.js';
+import { authenticate } from './http/authenticate.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { requestLogging } from './http/request-logging.js';
+import type { Logger } from './logger.js';
+import type { Store } from './store/store.js';
+
+/** Requests are small JSON objects; 32 KiB is far above any valid one. */
+export const BODY_LIMIT_BYTES = 32 * 1024;
+
+export interface AppOptions {
+  store: Store;
+  logger: Logger;
+  validateResponses: boolean;
+  authThrottle: AuthThrottleConfig;
+  trustProxy?: Config['trustProxy'];
+}
+
+/** Answers hold user records: no caching anywhere, and no content sniffing. */
+const apiHeaders: RequestHandler = (_req, res, next) => {
+  res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  next();
+};
+
+export function createApp({ store, logger, validateResponses, authThrottle, trustProxy = false }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+
+  app.use(requestLogging(logger));
+  app.use(apiHeaders);
+  // 1. Body parser with a limit.
+  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
+  // 2. The contract: every request, and every response when asked.
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: WORKSPACE_CONTRACT_PATH,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses,
+      validateSecurity: false,
+    }),
+  );
+  // 3. One route per operation of the contract, behind its permission.
+  const handlers = createHandlers({ store });
+  const throttle = new AuthThrottle(authThrottle);
+  for (const operation of OPERATIONS) {
+    const handler = handlers[operation.operationId] as OperationHandler<OperationId>;
+    app[operation.method](operation.path, authenticate(operation.permission, store, throttle), async (req, res) => {
+      res.status(200).json(await handler(req.body, { key: res.locals.apiKey, log: req.log }));
+    });
+  }
+  // 4. Everything else, and every error, in the contract's error shape.
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,59 @@
+/**
+ * API keys (DESIGN.md, API keys): a public id and a random secret shown once.
+ * Only the secret's SHA-256 digest is stored. A secret carries 256 random bits,
+ * so a fast digest is enough: there is nothing to brute-force, unlike a password.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Permission } from '../contract.js';
+
+/** A key as stored: never the secret itself. */
+export interface ApiKeyRecord {
+  api_key: string;
+  name: string;
+  secret_digest: string;
+  permissions: Permission[];
+  created: string;
+  expires: string | null;
+  revoked: string | null;
+}
+
+/** A new key, with the secret the caller must be shown exactly once. */
+export interface IssuedApiKey {
+  record: ApiKeyRecord;
+  secret: string;
+}
+
+export function digestSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function issueApiKey(name: string, permissions: readonly Permission[], expires: Date | null, now = new Date()): IssuedApiKey {
+  const secret = randomBytes(32).toString('base64url');
+  return {
+    secret,
+    record: {
+      api_key: randomBytes(12).toString('base64url'),
+      name,
+      secret_digest: digestSecret(secret),
+      permissions: [...permissions],
+      created: now.toISOString(),
+      expires: expires ? expires.toISOString() : null,
+      revoked: null,
+    },
+  };
+}
+
+/** A digest that matches no secret, compared against when the key is unknown so that both paths cost the same. */
+const NO_SUCH_KEY_DIGEST = digestSecret(randomBytes(32).toString('base64url'));
+
+/**
+ * Whether `secret` is this key's secret and the key is usable now. An unknown,
+ * expired or revoked key and a wrong secret are indistinguishable to the caller.
+ */
+export function isValidKey(record: ApiKeyRecord | undefined, secret: string, now = new Date()): record is ApiKeyRecord {
+  const expected = Buffer.from(record?.secret_digest ?? NO_SUCH_KEY_DIGEST, 'hex');
+  const secretMatches = timingSafeEqual(Buffer.from(digestSecret(secret), 'hex'), expected);
+  if (!record || !secretMatches) return false;
+  if (record.revoked !== null) return false;
+  return record.expires === null || new Date(record.expires) > now;
+}

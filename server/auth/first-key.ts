@@ -1,0 +1,13 @@
+import { PERMISSIONS } from '../contract.js';
+import type { Store } from '../store/store.js';
+import { issueApiKey, type IssuedApiKey } from './api-keys.js';
+
+/**
+ * On a database with no API key at all, creates one with every permission so
+ * that `npm start` alone gives a usable service. Returns it (with its secret,
+ * to be shown once) only when it was created.
+ */
+export async function createFirstApiKey(store: Store): Promise<IssuedApiKey | undefined> {
+  const issued = issueApiKey('first key', PERMISSIONS, null);
+  return (await store.insertFirstApiKey(issued.record)) ? issued : undefined;
+}

@@ -1,0 +1,52 @@
+/**
+ * The bundled contract, read at start: the server routes, validates and
+ * authorises from it, so that openapi/ stays the single source of truth.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { components, operations } from '../generated/workspace/types.js';
+
+export type OperationId = keyof operations;
+export type Permission = components['schemas']['Permission'];
+/** What an operation's `x-permission` may say: no credentials, any valid key, or one permission. */
+export type RequiredPermission = 'none' | 'authenticated' | Permission;
+
+export interface ContractOperation {
+  operationId: OperationId;
+  method: 'get' | 'post';
+  /** The path as the contract writes it, e.g. `/api/public/update_user`. */
+  path: string;
+  permission: RequiredPermission;
+}
+
+export const WORKSPACE_CONTRACT_PATH = fileURLToPath(new URL('../generated/workspace/openapi.yaml', import.meta.url));
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; 'x-permission'?: string }>>;
+  components: { schemas: { Permission: { enum: Permission[] } } };
+}
+
+const document = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8')) as OpenApiDocument;
+
+/** Every permission a key can hold, in the contract's order. */
+export const PERMISSIONS: readonly Permission[] = document.components.schemas.Permission.enum;
+
+function requiredPermission(operationId: string, value: string | undefined): RequiredPermission {
+  if (value === 'none' || value === 'authenticated' || PERMISSIONS.includes(value as Permission)) {
+    return value as RequiredPermission;
+  }
+  throw new Error(`operation ${operationId} has no valid x-permission (found ${JSON.stringify(value)})`);
+}
+
+/** Every operation the contract declares. */
+export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => method === 'get' || method === 'post')
+    .map(([method, operation]) => ({
+      operationId: operation.operationId as OperationId,
+      method: method as 'get' | 'post',
+      path,
+      permission: requiredPermission(String(operation.operationId), operation['x-permission']),
+    })),
+);

@@ -1,0 +1,35 @@
+/**
+ * The contract's one error shape, and the errors the service answers with.
+ * Anything thrown that is not an ApiError becomes a 500 with no details.
+ */
+import type { components } from '../generated/workspace/types.js';
+
+export type ErrorBody = components['schemas']['Error'];
+export type ErrorCode = ErrorBody['code'];
+export type ErrorDetail = components['schemas']['ErrorDetail'];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    return this.details ? { error_message: this.message, code: this.code, errors: this.details } : { error_message: this.message, code: this.code };
+  }
+}
+
+/** One message for every credential failure, so that keys cannot be probed (DESIGN.md, Errors). */
+export const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'Invalid API key or secret');
+export const permissionDenied = (permission: string) =>
+  new ApiError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
+export const userNotFound = () => new ApiError(404, 'user_not_found', 'User not found');
+export const groupNotFound = () => new ApiError(404, 'group_not_found', 'Group not found');
+export const usernameTaken = () => new ApiError(409, 'username_taken', 'Username is already taken');
+export const internalError = () => new ApiError(500, 'internal_error', 'Internal server error');

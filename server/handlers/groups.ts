@@ -1,0 +1,35 @@
+/** Groups and membership: getGroups, addUserGroup, removeUserGroup. */
+import { ApiError, groupNotFound, userNotFound } from '../errors.js';
+import type { MembershipChange } from '../store/store.js';
+import type { Handlers, Services } from './types.js';
+
+function answer(change: MembershipChange): Record<string, never> {
+  switch (change) {
+    case 'done':
+      return {};
+    case 'no_user':
+      throw userNotFound();
+    case 'no_group':
+      throw groupNotFound();
+    case 'already_member':
+      throw new ApiError(409, 'already_member', 'User is already a member of this group');
+    case 'not_member':
+      throw new ApiError(409, 'not_member', 'User is not a member of this group');
+    case 'system_group':
+      throw new ApiError(409, 'system_group', 'Users cannot be removed from a system group such as "All Users"');
+  }
+}
+
+export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' | 'addUserGroup' | 'removeUserGroup'> {
+  return {
+    async getGroups() {
+      return { groups: await store.listGroups() };
+    },
+    async addUserGroup({ target_user, target_group }) {
+      return answer(await store.addUserToGroup(target_user.user_id, target_group.group_id));
+    },
+    async removeUserGroup({ target_user, target_group }) {
+      return answer(await store.removeUserFromGroup(target_user.user_id, target_group.group_id));
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { ApiError } from '../errors.js';
+import { groupHandlers } from './groups.js';
+import type { Handlers, Services } from './types.js';
+import { userHandlers } from './users.js';
+
+export function createHandlers(services: Services): Handlers {
+  return {
+    async validateCredentials(_body, { key }) {
+      // The route has authenticated the key already; describe it, never its secret.
+      if (!key) throw new Error('validateCredentials reached without a key');
+      return { api_key: key.api_key, name: key.name, permissions: key.permissions, expires: key.expires };
+    },
+    async getHealth() {
+      try {
+        await services.store.ping();
+      } catch {
+        throw new ApiError(503, 'unavailable', 'Service unavailable');
+      }
+      return { status: 'ok' };
+    },
+    ...userHandlers(services),
+    ...groupHandlers(services),
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Handler types, all derived from the generated contract types: a handler
+ * takes the validated request body and returns the 200 body, or throws an
+ * ApiError for any other status.
+ */
+import type { operations } from '../../generated/workspace/types.js';
+import type { ApiKeyRecord } from '../auth/api-keys.js';
+import type { OperationId } from '../contract.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+
+export type RequestBody<Op extends OperationId> = operations[Op] extends { requestBody: infer Body }
+  ? JsonContent<NonNullable<Body>>
+  : undefined;
+
+export type SuccessBody<Op extends OperationId> = JsonContent<operations[Op]['responses'][200]>;
+
+export interface HandlerContext {
+  /** The caller's key; undefined only for operations whose x-permission is `none`. */
+  key: ApiKeyRecord | undefined;
+  log: Logger;
+}
+
+export type OperationHandler<Op extends OperationId> = (body: RequestBody<Op>, context: HandlerContext) => Promise<SuccessBody<Op>>;
+
+/** One handler per operationId: the compiler refuses a missing or an extra one. */
+export type Handlers = { [Op in OperationId]: OperationHandler<Op> };
+
+export interface Services {
+  store: Store;
+}

@@ -1,0 +1,99 @@
+/** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser. */
+import { randomBytes } from 'node:crypto';
+import { ApiError, userNotFound, usernameTaken } from '../errors.js';
+import { hashPassword } from '../password/hashing.js';
+import { passwordPolicyViolation } from '../password/policy.js';
+import { NameTakenError, type UserChanges } from '../store/store.js';
+import type { Handlers, Services } from './types.js';
+
+/** Usernames are compared trimmed, in one Unicode form and lower case (DESIGN.md, User). */
+export function normalizeUsername(username: string): string {
+  return username.trim().normalize('NFC').toLowerCase();
+}
+
+/**
+ * The contract already rejects a weak password; checking again here keeps the
+ * policy enforced should a request ever reach a handler unvalidated.
+ */
+function assertPasswordPolicy(password: string): void {
+  const violation = passwordPolicyViolation(password);
+  if (violation) {
+    throw new ApiError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);
+  }
+}
+
+async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof NameTakenError) throw usernameTaken();
+    throw error;
+  }
+}
+
+export function userHandlers({ store }: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
+  return {
+    async getUsers(body) {
+      const page = body.page ?? 1;
+      const pageSize = body.page_size ?? 100;
+      const { users, total } = await store.listUsers({
+        page,
+        pageSize,
+        sortBy: body.sort_by ?? 'username',
+        sortDirection: body.sort_direction ?? 'asc',
+      });
+      return { users, total, page, page_size: pageSize };
+    },
+
+    async getUser({ target_user }) {
+      const user =
+        'user_id' in target_user
+          ? await store.findUserById(target_user.user_id)
+          : await store.findUserByUsername(normalizeUsername(target_user.username));
+      if (!user) throw userNotFound();
+      return { user };
+    },
+
+    async createUser({ target_user }) {
+      const { password, ...profile } = target_user;
+      if (password !== undefined) assertPasswordPolicy(password);
+      const user = await renamingConflictsAsTaken(async () =>
+        store.createUser({
+          user_id: randomBytes(16).toString('hex'),
+          username: normalizeUsername(profile.username),
+          first_name: profile.first_name ?? '',
+          last_name: profile.last_name ?? '',
+          phone: profile.phone ?? '',
+          organization: profile.organization ?? '',
+          locked: profile.locked ?? false,
+          disabled: profile.disabled ?? false,
+          password_hash: password === undefined ? null : await hashPassword(password),
+          created: new Date().toISOString(),
+        }),
+      );
+      return { user };
+    },
+
+    // Spec section 4.1: a partial update, applied atomically.
+    async updateUser({ target_user }) {
+      const { user_id, username, password, ...fields } = target_user;
+      const changes: UserChanges = { ...fields };
+      if (username !== undefined) changes.username = normalizeUsername(username);
+      if (password !== undefined) {
+        assertPasswordPolicy(password);
+        // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.
+        if (!(await store.findUserById(user_id))) throw userNotFound();
+        changes.password_hash = await hashPassword(password);
+        changes.password_set_date = new Date().toISOString();
+      }
+      const user = await renamingConflictsAsTaken(() => store.updateUser(user_id, changes));
+      if (!user) throw userNotFound();
+      return { user };
+    },
+
+    async deleteUser({ target_user }) {
+      if (!(await store.deleteUser(target_user.user_id))) throw userNotFound();
+      return {};
+    },
+  };
+}

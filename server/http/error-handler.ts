@@ -1,0 +1,103 @@
+/**
+ * The one error handler: whatever went wrong (the body parser, the contract
+ * validator, a handler, an unknown path), the answer is the contract's Error
+ * shape in JSON, never HTML and never a stack trace.
+ */
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { ApiError, internalError, type ErrorDetail } from '../errors.js';
+import { passwordPolicyViolation } from '../password/policy.js';
+
+const PASSWORD_PATH = '/body/target_user/password';
+/** Validator error codes that mean "breaks the password policy", not "is not a string". */
+const POLICY_ERROR_CODES = new Set(['pattern.openapi.validation', 'minLength.openapi.validation', 'maxLength.openapi.validation']);
+
+interface ValidatorError {
+  status: number;
+  errors: { path: string; message: string; errorCode?: string }[];
+  headers?: { Allow?: string };
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  return error instanceof Error && typeof (error as Partial<ValidatorError>).status === 'number' && Array.isArray((error as Partial<ValidatorError>).errors);
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return error instanceof Error && typeof (error as Partial<BodyParserError>).type === 'string' && typeof (error as Partial<BodyParserError>).status === 'number';
+}
+
+/** A path or method echoed in a message, cut short so a long URL cannot bloat the answer. */
+const echo = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
+function invalidRequest(errors: ValidatorError['errors'], body: unknown): ApiError {
+  const password = (body as { target_user?: { password?: unknown } } | undefined)?.target_user?.password;
+  const violation = typeof password === 'string' ? passwordPolicyViolation(password) : undefined;
+  const isPolicyError = (e: ValidatorError['errors'][number]) => violation !== undefined && e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
+
+  // The pattern's own message says nothing useful; name every broken rule instead, once.
+  const details: ErrorDetail[] = errors.filter((e) => !isPolicyError(e)).map(({ path, message }) => ({ path, message }));
+  if (violation !== undefined && errors.some(isPolicyError)) {
+    const policyDetail = { path: PASSWORD_PATH, message: violation };
+    if (details.length === 0) return new ApiError(400, 'weak_password', `Password ${violation}`, [policyDetail]);
+    details.push(policyDetail);
+  }
+  const summary = details.map(({ path, message }) => `${path}: ${message}`).join('; ');
+  return new ApiError(400, 'invalid_request', `Invalid request: ${summary}`, details);
+}
+
+export function toApiError(error: unknown, req: Request): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return new ApiError(400, 'invalid_request', 'Invalid request: the body is not valid JSON');
+      case 'entity.too.large':
+        return new ApiError(413, 'payload_too_large', 'Request body is too large');
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return new ApiError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
+      default:
+        if (error.status >= 400 && error.status < 500) return new ApiError(400, 'invalid_request', 'Invalid request: the body could not be read');
+    }
+  }
+  if (isValidatorError(error)) {
+    switch (error.status) {
+      case 400:
+        return invalidRequest(error.errors, req.body);
+      case 404:
+        return notFound(req);
+      case 405:
+        return new ApiError(405, 'method_not_allowed', `Method ${echo(req.method)} is not allowed on ${echo(req.path)}`, undefined, {
+          ...(error.headers?.Allow ? { Allow: error.headers.Allow } : {}),
+        });
+      case 413:
+        return new ApiError(413, 'payload_too_large', 'Request body is too large');
+      case 415:
+        return new ApiError(415, 'unsupported_media_type', 'Request body must be application/json');
+    }
+  }
+  return internalError();
+}
+
+function notFound(req: Request): ApiError {
+  return new ApiError(404, 'not_found', `Not found: ${echo(req.method)} ${echo(req.path)}`);
+}
+
+/** The last route: anything no route answered. */
+export const notFoundHandler: RequestHandler = (req) => {
+  throw notFound(req);
+};
+
+export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
+  const apiError = toApiError(error, req);
+  if (apiError.status >= 500) {
+    // The cause goes to the log, under the request id the client was given; the client gets nothing more.
+    req.log.error({ err: error }, 'request failed');
+  }
+  if (res.headersSent) return next(error);
+  res.status(apiError.status).set(apiError.headers ?? {}).json(apiError.toBody());
+};

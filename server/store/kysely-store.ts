@@ -1,0 +1,275 @@
+/**
+ * The Store on Kysely. Written against what SQLite and PostgreSQL share, so
+ * one implementation serves both; the few differences sit in `Flavour`.
+ */
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { ApiKeyRecord } from '../auth/api-keys.js';
+import type { Permission } from '../contract.js';
+import type { Database, UsersTable } from './schema.js';
+import {
+  NameTakenError,
+  type Group,
+  type MembershipChange,
+  type NewUserRecord,
+  type Store,
+  type User,
+  type UserChanges,
+  type UserQuery,
+} from './store.js';
+import { ALL_USERS_GROUP } from './migrations.js';
+
+export interface Flavour {
+  /** How a boolean is bound: SQLite takes 0/1, PostgreSQL true/false. */
+  bool(value: boolean): number | boolean;
+  /** Whether an error is a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const USER_COLUMNS = [
+  'user_id',
+  'username',
+  'first_name',
+  'last_name',
+  'phone',
+  'organization',
+  'locked',
+  'disabled',
+  'realm',
+  'created',
+  'password_set_date',
+  'last_session',
+] as const;
+
+type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
+
+export class KyselyStore implements Store {
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly flavour: Flavour,
+  ) {}
+
+  async listUsers({ page, pageSize, sortBy, sortDirection }: UserQuery): Promise<{ users: User[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .orderBy(sortBy, sortDirection)
+      .orderBy('user_id', sortDirection)
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
+      .execute();
+    const { total } = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .executeTakeFirstOrThrow();
+    return { users: await this.#withGroups(this.db, rows), total: Number(total) };
+  }
+
+  async findUserById(userId: string): Promise<User | undefined> {
+    return this.#findUser(this.db, 'user_id', userId);
+  }
+
+  async findUserByUsername(username: string): Promise<User | undefined> {
+    return this.#findUser(this.db, 'username', username);
+  }
+
+  async createUser(user: NewUserRecord): Promise<User> {
+    return this.#unique('username', () =>
+      this.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('users')
+          .values({
+            ...user,
+            locked: this.flavour.bool(user.locked),
+            disabled: this.flavour.bool(user.disabled),
+            password_set_date: user.password_hash ? user.created : null,
+            last_session: null,
+          })
+          .execute();
+        await trx
+          .insertInto('user_groups')
+          .columns(['user_id', 'group_id'])
+          .expression((eb) =>
+            eb.selectFrom('groups').select([eb.val(user.user_id).as('user_id'), 'group_id']).where('name', '=', ALL_USERS_GROUP),
+          )
+          .execute();
+        return (await this.#findUser(trx, 'user_id', user.user_id))!;
+      }),
+    );
+  }
+
+  async updateUser(userId: string, changes: UserChanges): Promise<User | undefined> {
+    // Name each column on purpose rather than spreading `changes`: only these can ever be written.
+    const values = {
+      username: changes.username,
+      first_name: changes.first_name,
+      last_name: changes.last_name,
+      phone: changes.phone,
+      organization: changes.organization,
+      locked: changes.locked === undefined ? undefined : this.flavour.bool(changes.locked),
+      disabled: changes.disabled === undefined ? undefined : this.flavour.bool(changes.disabled),
+      password_hash: changes.password_hash,
+      password_set_date: changes.password_set_date,
+    };
+    const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+    return this.#unique('username', () =>
+      this.db.transaction().execute(async (trx) => {
+        if (Object.keys(present).length > 0) {
+          await trx.updateTable('users').set(present).where('user_id', '=', userId).execute();
+        }
+        return this.#findUser(trx, 'user_id', userId);
+      }),
+    );
+  }
+
+  async deleteUser(userId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('users').where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async findPasswordHash(userId: string): Promise<string | null | undefined> {
+    const row = await this.db.selectFrom('users').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
+    return row?.password_hash;
+  }
+
+  async listGroups(): Promise<Group[]> {
+    const rows = await this.db.selectFrom('groups').select(['group_id', 'name', 'is_system']).orderBy('name').execute();
+    return rows.map((row) => ({ group_id: row.group_id, name: row.name, is_system: Boolean(row.is_system) }));
+  }
+
+  async createGroup(group: { group_id: string; name: string }): Promise<Group> {
+    await this.#unique('group_name', () =>
+      this.db
+        .insertInto('groups')
+        .values({ ...group, is_system: this.flavour.bool(false), created: new Date().toISOString() })
+        .execute(),
+    );
+    return { ...group, is_system: false };
+  }
+
+  async addUserToGroup(userId: string, groupId: string): Promise<MembershipChange> {
+    return this.db.transaction().execute(async (trx) => {
+      const problem = await this.#membershipProblem(trx, userId, groupId);
+      if (problem) return problem;
+      const result = await trx
+        .insertInto('user_groups')
+        .values({ user_id: userId, group_id: groupId })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'done' : 'already_member';
+    });
+  }
+
+  async removeUserFromGroup(userId: string, groupId: string): Promise<MembershipChange> {
+    return this.db.transaction().execute(async (trx) => {
+      const problem = await this.#membershipProblem(trx, userId, groupId);
+      if (problem) return problem;
+      const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
+      if (group.is_system) return 'system_group';
+      const result = await trx
+        .deleteFrom('user_groups')
+        .where('user_id', '=', userId)
+        .where('group_id', '=', groupId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0 ? 'done' : 'not_member';
+    });
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.db.insertInto('api_keys').values(this.#apiKeyRow(key)).execute();
+  }
+
+  async insertFirstApiKey(key: ApiKeyRecord): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (await trx.selectFrom('api_keys').select('api_key').limit(1).executeTakeFirst()) return false;
+      await trx.insertInto('api_keys').values(this.#apiKeyRow(key)).execute();
+      return true;
+    });
+  }
+
+  async findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+    return row && { ...row, permissions: parsePermissions(row.permissions) };
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('created').orderBy('api_key').execute();
+    return rows.map((row) => ({ ...row, permissions: parsePermissions(row.permissions) }));
+  }
+
+  async revokeApiKey(apiKey: string, when: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked: when })
+      .where('api_key', '=', apiKey)
+      .where('revoked', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  #apiKeyRow(key: ApiKeyRecord) {
+    return { ...key, permissions: key.permissions.join(',') };
+  }
+
+  async #findUser(db: Db, column: 'user_id' | 'username', value: string): Promise<User | undefined> {
+    const row = await db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value).executeTakeFirst();
+    return row && (await this.#withGroups(db, [row]))[0];
+  }
+
+  async #withGroups(db: Db, rows: UserRow[]): Promise<User[]> {
+    if (rows.length === 0) return [];
+    const memberships = await db
+      .selectFrom('user_groups')
+      .innerJoin('groups', 'groups.group_id', 'user_groups.group_id')
+      .select(['user_groups.user_id', 'groups.group_id', 'groups.name'])
+      .where(
+        'user_groups.user_id',
+        'in',
+        rows.map((row) => row.user_id),
+      )
+      .orderBy('groups.name')
+      .execute();
+    const groupsByUser = new Map<string, User['groups']>();
+    for (const { user_id, group_id, name } of memberships) {
+      const groups = groupsByUser.get(user_id) ?? [];
+      groups.push({ group_id, name });
+      groupsByUser.set(user_id, groups);
+    }
+    return rows.map((row) => ({
+      ...row,
+      locked: Boolean(row.locked),
+      disabled: Boolean(row.disabled),
+      realm: 'local',
+      groups: groupsByUser.get(row.user_id) ?? [],
+    }));
+  }
+
+  async #membershipProblem(db: Db, userId: string, groupId: string): Promise<MembershipChange | undefined> {
+    const user = await db.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+    if (!user) return 'no_user';
+    const group = await db.selectFrom('groups').select('group_id').where('group_id', '=', groupId).executeTakeFirst();
+    return group ? undefined : 'no_group';
+  }
+
+  async #unique<T>(field: NameTakenError['field'], write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (this.flavour.isUniqueViolation(error)) throw new NameTakenError(field);
+      throw error;
+    }
+  }
+}
+
+function parsePermissions(stored: string): Permission[] {
+  return stored === '' ? [] : (stored.split(',') as Permission[]);
+}

@@ -1,0 +1,84 @@
+/**
+ * Numbered migrations, applied in order on every start; Kysely records the
+ * applied ones in `kysely_migration`, so running them again changes nothing.
+ * Never edit a migration that has shipped: add the next number.
+ */
+import { randomBytes } from 'node:crypto';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/** The system group every user belongs to (DESIGN.md, User). */
+export const ALL_USERS_GROUP = 'All Users';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('user_id', 'text', (c) => c.primaryKey())
+        .addColumn('username', 'text', (c) => c.notNull().unique())
+        .addColumn('first_name', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('last_name', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('phone', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('organization', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('locked', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('disabled', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('realm', 'text', (c) => c.notNull().defaultTo('local'))
+        .addColumn('password_hash', 'text')
+        .addColumn('created', 'text', (c) => c.notNull())
+        .addColumn('password_set_date', 'text')
+        .addColumn('last_session', 'text')
+        .execute();
+      // Pages are sorted by one of these, then by user_id so that equal values page stably.
+      for (const column of ['created', 'first_name', 'last_name']) {
+        await db.schema.createIndex(`users_${column}_idx`).on('users').columns([column, 'user_id']).execute();
+      }
+
+      await db.schema
+        .createTable('groups')
+        .addColumn('group_id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('is_system', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('created', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('user_groups')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id').onDelete('cascade'))
+        .addColumn('group_id', 'text', (c) => c.notNull().references('groups.group_id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('user_groups_pk', ['user_id', 'group_id'])
+        .execute();
+      await db.schema.createIndex('user_groups_group_idx').on('user_groups').column('group_id').execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('api_key', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('secret_digest', 'text', (c) => c.notNull())
+        .addColumn('permissions', 'text', (c) => c.notNull())
+        .addColumn('created', 'text', (c) => c.notNull())
+        .addColumn('expires', 'text')
+        .addColumn('revoked', 'text')
+        .execute();
+
+      await db
+        .insertInto('groups')
+        .values({
+          group_id: randomBytes(16).toString('hex'),
+          name: ALL_USERS_GROUP,
+          is_system: sql`true`, // a literal: SQLite cannot bind a JS boolean
+          created: new Date().toISOString(),
+        })
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed`, { cause: error });
+  }
+}

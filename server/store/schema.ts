@@ -1,0 +1,53 @@
+/**
+ * The tables as Kysely sees them. Booleans are stored as 0/1 by SQLite and
+ * timestamps as RFC 3339 text, which sorts chronologically.
+ */
+import type { Generated } from 'kysely';
+
+export interface Database {
+  users: UsersTable;
+  groups: GroupsTable;
+  user_groups: UserGroupsTable;
+  api_keys: ApiKeysTable;
+}
+
+type StoredBoolean = number | boolean;
+
+export interface UsersTable {
+  user_id: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  organization: string;
+  locked: StoredBoolean;
+  disabled: StoredBoolean;
+  realm: Generated<string>;
+  password_hash: string | null;
+  created: string;
+  password_set_date: string | null;
+  last_session: string | null;
+}
+
+export interface GroupsTable {
+  group_id: string;
+  name: string;
+  is_system: StoredBoolean;
+  created: string;
+}
+
+export interface UserGroupsTable {
+  user_id: string;
+  group_id: string;
+}
+
+export interface ApiKeysTable {
+  api_key: string;
+  name: string;
+  secret_digest: string;
+  /** Comma-separated permission names. */
+  permissions: string;
+  created: string;
+  expires: string | null;
+  revoked: string | null;
+}

@@ -1,0 +1,74 @@
+/**
+ * What the service needs from a database. Implementations are async and know
+ * nothing of HTTP; records are the contract's own shapes, so no type here
+ * repeats one.
+ */
+import type { components } from '../../generated/workspace/types.js';
+import type { ApiKeyRecord } from '../auth/api-keys.js';
+
+export type User = components['schemas']['User'];
+export type Group = components['schemas']['Group'];
+type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
+
+/** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
+export type UserProfile = Pick<User, 'username' | 'first_name' | 'last_name' | 'phone' | 'organization' | 'locked' | 'disabled'>;
+
+export interface NewUserRecord extends UserProfile {
+  user_id: string;
+  password_hash: string | null;
+  created: string;
+}
+
+/** A partial update: only the fields present change. */
+export interface UserChanges extends Partial<UserProfile> {
+  password_hash?: string;
+  password_set_date?: string;
+}
+
+export interface UserQuery {
+  page: number;
+  pageSize: number;
+  sortBy: SortableField;
+  sortDirection: 'asc' | 'desc';
+}
+
+export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
+
+/** Thrown when a unique name (a username, a group name) is already in use. */
+export class NameTakenError extends Error {
+  constructor(readonly field: 'username' | 'group_name') {
+    super(`${field} is already taken`);
+    this.name = 'NameTakenError';
+  }
+}
+
+export interface Store {
+  listUsers(query: UserQuery): Promise<{ users: User[]; total: number }>;
+  findUserById(userId: string): Promise<User | undefined>;
+  findUserByUsername(username: string): Promise<User | undefined>;
+  /** Creates the user in the system group "All Users". Throws NameTakenError. */
+  createUser(user: NewUserRecord): Promise<User>;
+  /** Applies the changes atomically; undefined when there is no such user. Throws NameTakenError. */
+  updateUser(userId: string, changes: UserChanges): Promise<User | undefined>;
+  deleteUser(userId: string): Promise<boolean>;
+  /** The stored argon2id hash, for verifying a password; never leaves the service. */
+  findPasswordHash(userId: string): Promise<string | null | undefined>;
+
+  listGroups(): Promise<Group[]>;
+  /** Throws NameTakenError. */
+  createGroup(group: { group_id: string; name: string }): Promise<Group>;
+  addUserToGroup(userId: string, groupId: string): Promise<MembershipChange>;
+  removeUserFromGroup(userId: string, groupId: string): Promise<MembershipChange>;
+
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** Inserts the key only when no key exists yet; tells whether it did. */
+  insertFirstApiKey(key: ApiKeyRecord): Promise<boolean>;
+  findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; false when there is no such key or it was revoked already. */
+  revokeApiKey(apiKey: string, when: string): Promise<boolean>;
+
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
