@@ -54,7 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     logLevel: env.LOG_LEVEL || 'info',
-    validateResponses: env.NODE_ENV === 'test' || flag(env, 'VALIDATE_RESPONSES'),
+    // Parsed first, so that a bad value is refused whatever NODE_ENV says.
+    validateResponses: flag(env, 'VALIDATE_RESPONSES') || env.NODE_ENV === 'test',
     trustProxy: trustProxy(env.TRUST_PROXY),
     authThrottle: {
       maxFailures: integer(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),

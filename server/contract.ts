@@ -18,13 +18,26 @@ export interface ContractOperation {
   /** The path as the contract writes it, e.g. `/api/public/update_user`. */
   path: string;
   permission: RequiredPermission;
+  /** Whether the request may carry `target_user.password`, which the password policy governs. */
+  takesPassword: boolean;
 }
 
 export const WORKSPACE_CONTRACT_PATH = fileURLToPath(new URL('../generated/workspace/openapi.yaml', import.meta.url));
 
+interface SchemaObject {
+  $ref?: string;
+  properties?: Record<string, SchemaObject>;
+}
+
+interface OperationObject {
+  operationId?: string;
+  'x-permission'?: string;
+  requestBody?: { content: Record<string, { schema?: SchemaObject }> };
+}
+
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; 'x-permission'?: string }>>;
-  components: { schemas: { Permission: { enum: Permission[] } } };
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, SchemaObject> & { Permission: { enum: Permission[] } } };
 }
 
 const document = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8')) as OpenApiDocument;
@@ -39,6 +52,17 @@ function requiredPermission(operationId: string, value: string | undefined): Req
   throw new Error(`operation ${operationId} has no valid x-permission (found ${JSON.stringify(value)})`);
 }
 
+/** Follows a local `#/components/schemas/…` reference. */
+function resolve(schema: SchemaObject | undefined): SchemaObject | undefined {
+  if (!schema?.$ref) return schema;
+  return resolve(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]);
+}
+
+function takesPassword(operation: OperationObject): boolean {
+  const body = resolve(operation.requestBody?.content['application/json']?.schema);
+  return resolve(resolve(body?.properties?.target_user)?.properties?.password) !== undefined;
+}
+
 /** Every operation the contract declares. */
 export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
@@ -48,5 +72,6 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.
       method: method as 'get' | 'post',
       path,
       permission: requiredPermission(String(operation.operationId), operation['x-permission']),
+      takesPassword: takesPassword(operation),
     })),
 );

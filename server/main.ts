@@ -4,6 +4,7 @@
  * or SIGINT lets in-flight requests finish before closing the database.
  */
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createFirstApiKey } from './auth/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -74,7 +75,8 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   server.on('listening', () => {
-    logger.info({ url: `http://${config.host}:${config.port}`, database: config.databaseUrl.split(':')[0] }, 'workspace service listening');
+    const { port } = server.address() as AddressInfo;
+    logger.info({ url: `http://${config.host}:${port}`, database: config.databaseUrl.split(':')[0] }, 'workspace service listening');
   });
   shutDownOnSignals(server, store, logger);
 }

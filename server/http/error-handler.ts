@@ -4,6 +4,7 @@
  * shape in JSON, never HTML and never a stack trace.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { OPERATIONS } from '../contract.js';
 import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 
@@ -33,14 +34,27 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 /** A path or method echoed in a message, cut short so a long URL cannot bloat the answer. */
 const echo = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
-function invalidRequest(errors: ValidatorError['errors'], body: unknown): ApiError {
-  const password = (body as { target_user?: { password?: unknown } } | undefined)?.target_user?.password;
-  const violation = typeof password === 'string' ? passwordPolicyViolation(password) : undefined;
-  const isPolicyError = (e: ValidatorError['errors'][number]) => violation !== undefined && e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
+/** Operations whose body may carry a password, by the path the validator reports. */
+const PASSWORD_ROUTES = new Set(OPERATIONS.filter((operation) => operation.takesPassword).map((operation) => operation.path));
 
-  // The pattern's own message says nothing useful; name every broken rule instead, once.
+/**
+ * What a password in this request breaks, if the operation takes one. Worked
+ * out here rather than read from the validator, which stops at the first
+ * problem and whose pattern message says nothing useful.
+ */
+function passwordViolation(req: Request): string | undefined {
+  if (!PASSWORD_ROUTES.has(req.path)) return undefined;
+  const password = (req.body as { target_user?: { password?: unknown } } | undefined)?.target_user?.password;
+  return typeof password === 'string' ? passwordPolicyViolation(password) : undefined;
+}
+
+function invalidRequest(errors: ValidatorError['errors'], req: Request): ApiError {
+  const violation = passwordViolation(req);
+  const isPolicyError = (e: ValidatorError['errors'][number]) => e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
+  // A password refused for another reason (say, as an unknown field) is reported as the validator says.
+  const otherPasswordError = errors.some((e) => e.path === PASSWORD_PATH && !isPolicyError(e));
   const details: ErrorDetail[] = errors.filter((e) => !isPolicyError(e)).map(({ path, message }) => ({ path, message }));
-  if (violation !== undefined && errors.some(isPolicyError)) {
+  if (violation !== undefined && !otherPasswordError) {
     const policyDetail = { path: PASSWORD_PATH, message: violation };
     if (details.length === 0) return new ApiError(400, 'weak_password', `Password ${violation}`, [policyDetail]);
     details.push(policyDetail);
@@ -67,7 +81,7 @@ export function toApiError(error: unknown, req: Request): ApiError {
   if (isValidatorError(error)) {
     switch (error.status) {
       case 400:
-        return invalidRequest(error.errors, req.body);
+        return invalidRequest(error.errors, req);
       case 404:
         return notFound(req);
       case 405:

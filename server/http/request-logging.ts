@@ -1,6 +1,6 @@
 /**
  * One log line per request (pino-http) under a request id, which the client
- * also gets as `X-Request-Id`. A well-formed incoming `X-Request-Id` is kept so
+ * also gets as `X-Request-Id`, naming the API key that made it. A well-formed incoming `X-Request-Id` is kept so
  * that ids match across a proxy. Bodies and headers are not logged.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,11 @@ export function requestLogging(logger: Logger) {
     logger,
     genReqId: requestId,
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    // Evaluated again when the response finishes, by which time the caller's key is known.
+    customProps: (_req, res) => {
+      const apiKey = (res as { locals?: { apiKey?: { api_key: string } } }).locals?.apiKey?.api_key;
+      return apiKey ? { api_key: apiKey } : {};
+    },
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PERMISSIONS } from '../contract.js';
+import { runScript } from '../testing/run.js';
+import { startTestService } from '../testing/service.js';
+
+describe('npm run admin', () => {
+  let directory: string;
+  let databasePath: string;
+  const admin = (...args: string[]) => runScript('server/admin/cli.ts', args, { DATABASE_URL: `sqlite:${databasePath}` });
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'workspace-admin-'));
+    databasePath = join(directory, 'workspace.db');
+  });
+  after(() => rm(directory, { recursive: true, force: true }));
+
+  it('create-key prints a key as JSON that the service accepts, with just the permissions asked for', async () => {
+    const run = await admin('create-key', '--name', 'hr-sync', '--permissions', 'users_view,groups_view', '--expires', '2099-12-31');
+    assert.equal(run.code, 0, run.stderr);
+    const key = JSON.parse(run.stdout);
+    assert.match(key.api_key, /^[\w-]{16}$/);
+    assert.ok(key.api_key_secret.length >= 43, 'at least 32 random bytes');
+    assert.deepEqual(key.permissions, ['users_view', 'groups_view']);
+    assert.equal(key.expires, '2099-12-31T00:00:00.000Z');
+
+    const service = await startTestService({ databasePath });
+    try {
+      const credentials = { api_key: key.api_key, api_key_secret: key.api_key_secret };
+      const checked = await service.call('validate_credentials', credentials);
+      assert.equal(checked.status, 200);
+      assert.equal(checked.body.name, 'hr-sync');
+      assert.equal((await service.call('get_groups', credentials)).status, 200);
+      assert.equal((await service.call('create_user', { ...credentials, target_user: { username: 'x' } })).status, 403);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('create-key gives every permission by default', async () => {
+    const run = await admin('create-key', '--name', 'ops');
+    assert.equal(run.code, 0, run.stderr);
+    const key = JSON.parse(run.stdout);
+    assert.deepEqual(key.permissions, [...PERMISSIONS]);
+    assert.equal(key.expires, null);
+  });
+
+  it('create-key refuses an unknown permission, a past or malformed expiry, and a missing name', async () => {
+    for (const args of [
+      ['--name', 'x', '--permissions', 'users_view,root'],
+      ['--name', 'x', '--expires', '2001-01-01'],
+      ['--name', 'x', '--expires', 'tomorrow'],
+      [],
+    ]) {
+      const run = await admin('create-key', ...args);
+      assert.equal(run.code, 1, args.join(' '));
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /error/);
+    }
+  });
+
+  it('list-keys shows keys and their status, never a secret or its digest', async () => {
+    const created = JSON.parse((await admin('create-key', '--name', 'listed')).stdout);
+    const run = await admin('list-keys', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const keys = JSON.parse(run.stdout) as { api_key: string; name: string; status: string }[];
+    assert.equal(keys.find((key) => key.api_key === created.api_key)?.status, 'active');
+    assert.ok(!run.stdout.includes(created.api_key_secret));
+    assert.ok(!run.stdout.includes('secret_digest'));
+    const table = await admin('list-keys');
+    assert.match(table.stdout, /listed/);
+  });
+
+  it('revoke-key stops a key at once; revoking it again fails', async () => {
+    const key = JSON.parse((await admin('create-key', '--name', 'leaving')).stdout);
+    const run = await admin('revoke-key', key.api_key);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).api_key, key.api_key);
+    const service = await startTestService({ databasePath });
+    try {
+      assert.equal((await service.call('validate_credentials', { api_key: key.api_key, api_key_secret: key.api_key_secret })).status, 401);
+    } finally {
+      await service.close();
+    }
+    const again = await admin('revoke-key', key.api_key);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no active key/);
+    const statuses = JSON.parse((await admin('list-keys', '--json')).stdout) as { api_key: string; status: string }[];
+    assert.equal(statuses.find((entry) => entry.api_key === key.api_key)?.status, 'revoked');
+  });
+
+  it('create-group prints the new group as JSON; a second group of that name is refused; list-groups lists them', async () => {
+    const run = await admin('create-group', '--name', 'Engineering');
+    assert.equal(run.code, 0, run.stderr);
+    const group = JSON.parse(run.stdout);
+    assert.match(group.group_id, /^[0-9a-f]{32}$/);
+    assert.equal(group.name, 'Engineering');
+
+    const duplicate = await admin('create-group', '--name', 'Engineering');
+    assert.equal(duplicate.code, 1);
+    assert.match(duplicate.stderr, /already exists/);
+
+    const listed = JSON.parse((await admin('list-groups', '--json')).stdout) as { name: string }[];
+    assert.deepEqual(
+      listed.map((entry) => entry.name),
+      ['All Users', 'Engineering'],
+    );
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { createApp } from './app.js';
+import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from './contract.js';
+import { createHandlers } from './handlers/index.js';
+import { createLogger } from './logger.js';
+import type { Store } from './store/store.js';
+
+const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
+
+type Schema = Record<string, any>;
+const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(contract.components.schemas[schema.$ref.split('/').pop()]) : schema);
+
+/** Every object schema reachable from `schema`, with the path that reaches it. */
+function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema]> {
+  const resolved = resolve(schema);
+  if (resolved.type === 'object') yield [path, resolved];
+  for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) yield* objectSchemas(property, `${path}.${name}`);
+  for (const [index, variant] of (resolved.oneOf ?? []).entries()) yield* objectSchemas(variant, `${path}|${index}`);
+  if (resolved.items) yield* objectSchemas(resolved.items, `${path}[]`);
+}
+
+describe('the contract as the server reads it', () => {
+  it('declares the nine operations of DESIGN.md and /healthz', () => {
+    assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
+      'addUserGroup',
+      'createUser',
+      'deleteUser',
+      'getGroups',
+      'getHealth',
+      'getUser',
+      'getUsers',
+      'removeUserGroup',
+      'updateUser',
+      'validateCredentials',
+    ]);
+  });
+
+  it('gives every operation a handler, and no handler lacks an operation', () => {
+    const handlers = createHandlers({ store: {} as Store });
+    assert.deepEqual(Object.keys(handlers).sort(), OPERATIONS.map((operation) => operation.operationId).sort());
+  });
+
+  it('names the permissions of DESIGN.md, and each operation the one DESIGN.md gives it', () => {
+    assert.deepEqual([...PERMISSIONS], ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify']);
+    const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
+    assert.deepEqual(permissionOf, {
+      validateCredentials: 'authenticated',
+      getUsers: 'users_view',
+      getUser: 'users_view',
+      createUser: 'users_create',
+      updateUser: 'users_modify',
+      deleteUser: 'users_delete',
+      getGroups: 'groups_view',
+      addUserGroup: 'groups_modify',
+      removeUserGroup: 'groups_modify',
+      getHealth: 'none',
+    });
+  });
+
+  it('closes every request object to unknown properties (no mass assignment)', () => {
+    let checked = 0;
+    for (const operation of OPERATIONS) {
+      const body = contract.paths[operation.path][operation.method].requestBody;
+      if (!body) continue;
+      for (const [path, schema] of objectSchemas(body.content['application/json'].schema, operation.operationId)) {
+        assert.equal(schema.additionalProperties, false, `${path} allows additional properties`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 18, `only ${checked} request objects found`);
+  });
+
+  it('declares 400, 401, 413, 415, 429 and 500 on every authenticated operation', () => {
+    for (const operation of OPERATIONS.filter((op) => op.permission !== 'none')) {
+      const statuses = Object.keys(contract.paths[operation.path][operation.method].responses);
+      for (const status of ['200', '400', '401', '413', '415', '429', '500']) {
+        assert.ok(statuses.includes(status), `${operation.operationId} does not declare ${status}`);
+      }
+      if (operation.permission !== 'authenticated') assert.ok(statuses.includes('403'), `${operation.operationId} does not declare 403`);
+    }
+  });
+
+  it('exposes no route the contract does not describe', () => {
+    const app = createApp({
+      store: {} as Store,
+      logger: createLogger('silent'),
+      validateResponses: false,
+      authThrottle: { maxFailures: 1, windowSeconds: 1 },
+    });
+    const routes = (app.router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
+      .filter((layer) => layer.route)
+      .map((layer) => `${Object.keys(layer.route!.methods)[0]} ${layer.route!.path}`)
+      .sort();
+    assert.deepEqual(routes, OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort());
+  });
+});

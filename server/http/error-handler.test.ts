@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BODY_LIMIT_BYTES } from '../app.js';
+import type { Store } from '../store/store.js';
+import { startTestService, type Answer, type TestService } from '../testing/service.js';
+
+/** Every error answer is the contract's JSON error shape and nothing else. */
+function assertErrorShape(answer: Answer, status: number, code: string): void {
+  assert.equal(answer.status, status, answer.text);
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+  assert.equal(typeof answer.body, 'object', `not JSON: ${answer.text}`);
+  assert.equal(answer.body.code, code);
+  assert.equal(typeof answer.body.error_message, 'string');
+  assert.deepEqual(
+    Object.keys(answer.body).filter((key) => !['error_message', 'code', 'errors'].includes(key)),
+    [],
+  );
+  assert.ok(!/at .+\.(ts|js):\d+/.test(answer.text), 'a stack trace in the answer');
+}
+
+const json = (body: string, contentType = 'application/json'): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': contentType },
+  body,
+});
+
+describe('the error table (DESIGN.md, Errors)', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  it('400 invalid_request for malformed JSON', async () => {
+    const answer = await service.request('/api/public/update_user', json('{"api_key": "x", '));
+    assertErrorShape(answer, 400, 'invalid_request');
+    assert.equal(answer.body.error_message, 'Invalid request: the body is not valid JSON');
+  });
+
+  it('400 invalid_request for a JSON body that is not an object, or empty', async () => {
+    assertErrorShape(await service.request('/api/public/get_groups', json('[]')), 400, 'invalid_request');
+    assertErrorShape(await service.request('/api/public/get_groups', json('"text"')), 400, 'invalid_request');
+    assertErrorShape(await service.request('/api/public/get_groups', json('')), 400, 'invalid_request');
+  });
+
+  it('400 invalid_request naming the field for a wrong type or a missing field', async () => {
+    const wrongType = await service.callAsAdmin('update_user', { target_user: { user_id: 'a'.repeat(32), locked: 'yes' } });
+    assertErrorShape(wrongType, 400, 'invalid_request');
+    assert.deepEqual(wrongType.body.errors, [{ path: '/body/target_user/locked', message: 'must be boolean' }]);
+    const missing = await service.call('update_user', { api_key: 'k', target_user: { user_id: 'a'.repeat(32) } });
+    assertErrorShape(missing, 400, 'invalid_request');
+    assert.match(missing.body.error_message, /api_key_secret/);
+  });
+
+  it('400 invalid_request for an unknown query parameter', async () => {
+    assertErrorShape(await service.request('/healthz?verbose=1'), 400, 'invalid_request');
+  });
+
+  it('404 not_found in JSON for an unknown path, even to a browser asking for HTML', async () => {
+    const answer = await service.request('/admin/login', { headers: { Accept: 'text/html' } });
+    assertErrorShape(answer, 404, 'not_found');
+    assert.equal(answer.body.error_message, 'Not found: GET /admin/login');
+    assertErrorShape(await service.request('/api/public/no_such_operation', json('{}')), 404, 'not_found');
+  });
+
+  it('405 method_not_allowed with Allow for another method on a known path', async () => {
+    const answer = await service.request('/api/public/update_user');
+    assertErrorShape(answer, 405, 'method_not_allowed');
+    assert.equal(answer.headers.get('allow'), 'POST');
+  });
+
+  it('413 payload_too_large for a body over the limit', async () => {
+    const body = JSON.stringify({ ...service.admin, padding: 'x'.repeat(BODY_LIMIT_BYTES) });
+    assertErrorShape(await service.request('/api/public/get_groups', json(body)), 413, 'payload_too_large');
+  });
+
+  it('415 unsupported_media_type for a body that is not JSON, is not UTF-8, or has no type', async () => {
+    assertErrorShape(await service.request('/api/public/get_groups', json('api_key=x', 'application/x-www-form-urlencoded')), 415, 'unsupported_media_type');
+    assertErrorShape(await service.request('/api/public/get_groups', json('{}', 'text/plain')), 415, 'unsupported_media_type');
+    assertErrorShape(await service.request('/api/public/get_groups', { method: 'POST' }), 415, 'unsupported_media_type');
+    assertErrorShape(await service.request('/api/public/get_groups', json('{}', 'application/json; charset=latin1')), 415, 'unsupported_media_type');
+  });
+
+  it('gives every answer a request id, keeping a well-formed incoming one', async () => {
+    const generated = await service.request('/healthz');
+    assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const kept = await service.request('/healthz', { headers: { 'X-Request-Id': 'lb-1234.abc' } });
+    assert.equal(kept.headers.get('x-request-id'), 'lb-1234.abc');
+    const replaced = await service.request('/healthz', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    assert.notEqual(replaced.headers.get('x-request-id'), 'bad id with spaces');
+  });
+
+  it('200 from /healthz when the database answers', async () => {
+    const answer = await service.request('/healthz');
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body, { status: 'ok' });
+  });
+});
+
+describe('failures inside the service', () => {
+  let service: TestService;
+  let leakedHash: string;
+  before(async () => {
+    leakedHash = '$argon2id$v=19$m=19456,t=2,p=1$c2VjcmV0c2FsdA$leakedleakedleaked';
+    service = await startTestService({
+      wrapStore: (store: Store) =>
+        withOverrides(store, {
+          listGroups: async () => {
+            throw new Error('disk I/O error at /var/lib/secret-path');
+          },
+          ping: async () => {
+            throw new Error('database is locked');
+          },
+          // A store bug that would leak a hash: response validation must stop it.
+          findUserById: async (userId: string) => {
+            const user = await store.findUserById(userId);
+            return user && { ...user, password_hash: leakedHash };
+          },
+        }),
+    });
+  });
+
+  /** The store with some methods replaced; the rest still run on the real store. */
+  function withOverrides(store: Store, overrides: Partial<Store>): Store {
+    return new Proxy(store, {
+      get(target, property, receiver) {
+        if (property in overrides) return overrides[property as keyof Store];
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+  after(() => service.close());
+
+  it('500 internal_error with nothing of the cause, which is logged under the request id', async () => {
+    const answer = await service.callAsAdmin('get_groups');
+    assertErrorShape(answer, 500, 'internal_error');
+    assert.deepEqual(answer.body, { error_message: 'Internal server error', code: 'internal_error' });
+    const requestId = answer.headers.get('x-request-id')!;
+    const logged = service
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes(requestId));
+    assert.ok(logged.some((line) => line.includes('disk I/O error')), 'the cause is logged with the request id');
+  });
+
+  it('503 unavailable from /healthz when the database does not answer', async () => {
+    assertErrorShape(await service.request('/healthz'), 503, 'unavailable');
+  });
+
+  it('refuses to send a response that breaks the contract, so a hash can never leak', async () => {
+    const user = await service.createUser();
+    const answer = await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } });
+    assertErrorShape(answer, 500, 'internal_error');
+    assert.ok(!answer.text.includes('leaked'));
+  });
+});

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runScript, startScript } from './testing/run.js';
+
+interface Started {
+  url: string;
+  stdout: () => string;
+  stop: (signal: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Starts `npm start`'s entry point on a free port and waits until it listens. */
+async function start(env: Record<string, string>): Promise<Started> {
+  const child = startScript('server/main.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env });
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${stdout}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const match = /"url":"(http:\/\/[^"]+)".*workspace service listening/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the service exited with ${code}:\n${stdout}`)));
+  });
+  return {
+    url,
+    stdout: () => stdout,
+    async stop(signal) {
+      child.kill(signal);
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
+
+const post = async (url: string, body: unknown) => {
+  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+describe('npm start', () => {
+  let directory: string;
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'workspace-main-'));
+  });
+  after(() => rm(directory, { recursive: true, force: true }));
+
+  it('prints a working all-permission key on first start only, and stops cleanly on SIGTERM and SIGINT', async () => {
+    const env = { DATABASE_URL: `sqlite:${join(directory, 'data', 'workspace.db')}` };
+    const first = await start(env);
+    const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(first.stdout());
+    assert.ok(printed, `no key printed:\n${first.stdout()}`);
+    const key = JSON.parse(printed[0]);
+
+    const checked = await post(`${first.url}/api/public/validate_credentials`, key);
+    assert.equal(checked.status, 200);
+    assert.equal(checked.body.permissions.length, 6);
+    const created = await post(`${first.url}/api/public/create_user`, { ...key, target_user: { username: 'first@example.com' } });
+    assert.equal(created.status, 200);
+    // The secret was printed to the console once, and is not in any log line.
+    const logLines = first.stdout().split('\n').filter((line) => line.startsWith('{"level"'));
+    assert.ok(logLines.length >= 2);
+    assert.ok(logLines.every((line) => !line.includes(key.api_key_secret)));
+    assert.equal(await first.stop('SIGTERM'), 0);
+    assert.match(first.stdout(), /"msg":"stopped"/);
+
+    const second = await start(env);
+    assert.doesNotMatch(second.stdout(), /api_key_secret/, 'a second start prints no new key');
+    const stillThere = await post(`${second.url}/api/public/get_user`, { ...key, target_user: { username: 'first@example.com' } });
+    assert.equal(stillThere.status, 200);
+    assert.equal(await second.stop('SIGINT'), 0);
+  });
+
+  it('refuses bad settings with one clear line and no stack trace', async () => {
+    for (const [env, message] of [
+      [{ PORT: 'eighty' }, /PORT must be a whole number/],
+      [{ DATABASE_URL: 'mysql://db/x' }, /DATABASE_URL must be sqlite:<path>/],
+      [{ VALIDATE_RESPONSES: 'maybe' }, /VALIDATE_RESPONSES must be true or false/],
+    ] as const) {
+      const base = { PORT: '0', DATABASE_URL: `sqlite:${join(directory, 'bad.db')}` };
+      const run = await runScript('server/main.ts', [], { ...base, ...env });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /\n\s+at /);
+    }
+  });
+});

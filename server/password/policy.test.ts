@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { WORKSPACE_CONTRACT_PATH } from '../contract.js';
+import { passwordPolicyViolation } from './policy.js';
+
+describe('password policy (spec section 8)', () => {
+  it('accepts a password that meets every rule', () => {
+    assert.equal(passwordPolicyViolation('Correct-Horse-42'), undefined);
+  });
+
+  it('names each rule on its own', () => {
+    assert.equal(passwordPolicyViolation('Ab1!xyz'), 'must be at least 8 characters long');
+    assert.equal(passwordPolicyViolation('abcdef1!'), 'must contain at least one uppercase letter');
+    assert.equal(passwordPolicyViolation('ABCDEF1!'), 'must contain at least one lowercase letter');
+    assert.equal(passwordPolicyViolation('Abcdefg!'), 'must contain at least one digit');
+    assert.equal(passwordPolicyViolation('Abcdefg1'), 'must contain at least one special character (such as ! @ # $)');
+    assert.equal(passwordPolicyViolation(`Ab1!${'x'.repeat(125)}`), 'must be at most 128 characters long');
+  });
+
+  it('names every broken rule at once', () => {
+    assert.equal(
+      passwordPolicyViolation('abcdefgh'),
+      'must contain at least one uppercase letter, at least one digit and at least one special character (such as ! @ # $)',
+    );
+    assert.equal(
+      passwordPolicyViolation('abc'),
+      'must be at least 8 characters long and contain at least one uppercase letter, at least one digit and at least one special character (such as ! @ # $)',
+    );
+    assert.equal(
+      passwordPolicyViolation(''),
+      'must be at least 8 characters long and contain at least one uppercase letter, at least one lowercase letter, at least one digit and at least one special character (such as ! @ # $)',
+    );
+  });
+
+  it('draws the line between 7 and 8 characters', () => {
+    assert.equal(passwordPolicyViolation('Ab1!xyz'), 'must be at least 8 characters long');
+    assert.equal(passwordPolicyViolation('Ab1!xyzw'), undefined);
+  });
+
+  it('accepts 64 and 128 characters and refuses 129, never truncating', () => {
+    assert.equal(passwordPolicyViolation(`Ab1!${'x'.repeat(60)}`), undefined);
+    assert.equal(passwordPolicyViolation(`Ab1!${'x'.repeat(124)}`), undefined);
+    assert.match(passwordPolicyViolation(`Ab1!${'x'.repeat(125)}`) ?? '', /at most 128/);
+  });
+
+  it('counts characters, not UTF-16 units, as JSON Schema does', () => {
+    // Four emoji are eight UTF-16 units but four characters.
+    assert.match(passwordPolicyViolation('Aa1😀😀😀') ?? '', /at least 8 characters/);
+    assert.equal(passwordPolicyViolation('Aa1😀😀😀😀😀'), undefined);
+  });
+});
+
+describe('the contract states the same policy', () => {
+  const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
+  const schema = contract.components.schemas.Password as { minLength: number; maxLength: number; pattern: string };
+  const pattern = new RegExp(schema.pattern, 'u');
+  const contractAccepts = (password: string) => {
+    const length = [...password].length;
+    return length >= schema.minLength && length <= schema.maxLength && pattern.test(password);
+  };
+
+  it('agrees with the policy on every sample', () => {
+    const alphabet = ['a', 'Z', '5', '!', ' ', 'é', '\n', '😀', '_'];
+    const samples = ['', 'Correct-Horse-42', 'password', 'PASSWORD1!', 'Passw0rd', 'Pass word1', `Ab1!${'x'.repeat(124)}`, `Ab1!${'x'.repeat(125)}`];
+    // A fixed pseudo-random walk, so that a failure is reproducible.
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let i = 0; i < 2_000; i++) {
+      const length = next() % 14;
+      samples.push(Array.from({ length }, () => alphabet[next() % alphabet.length]).join(''));
+    }
+    for (const password of samples) {
+      assert.equal(contractAccepts(password), passwordPolicyViolation(password) === undefined, JSON.stringify(password));
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openStore } from './open-store.js';
+import { openSqliteConnection } from './sqlite.js';
+
+describe('SQLite storage', () => {
+  let directory: string;
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'workspace-store-'));
+  });
+  after(() => rm(directory, { recursive: true, force: true }));
+
+  it('applies migrations to an existing database file idempotently, keeping its data', async () => {
+    const url = `sqlite:${join(directory, 'existing.db')}`;
+    const first = await openStore(url);
+    const user = await first.createUser({
+      user_id: 'a'.repeat(32),
+      username: 'kept@example.com',
+      first_name: 'Kept',
+      last_name: '',
+      phone: '',
+      organization: '',
+      locked: false,
+      disabled: false,
+      password_hash: null,
+      created: new Date().toISOString(),
+    });
+    await first.close();
+
+    for (let reopen = 0; reopen < 2; reopen++) {
+      const again = await openStore(url);
+      assert.deepEqual(await again.findUserById(user.user_id), user);
+      const groups = await again.listGroups();
+      assert.deepEqual(
+        groups.map((group) => group.name),
+        ['All Users'],
+        'the system group is created once',
+      );
+      const applied = await again.db.selectFrom('kysely_migration' as never).selectAll().execute();
+      assert.equal(applied.length, 1);
+      await again.close();
+    }
+  });
+
+  it('creates the directory of a new database file', async () => {
+    const store = await openStore(`sqlite:${join(directory, 'nested', 'deeper', 'new.db')}`);
+    await store.ping();
+    await store.close();
+  });
+
+  it('sets WAL, synchronous=FULL, foreign keys and a busy timeout on every connection it opens', () => {
+    const path = join(directory, 'pragmas.db');
+    for (let i = 0; i < 3; i++) {
+      const connection = openSqliteConnection(path);
+      assert.equal(connection.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(connection.pragma('synchronous', { simple: true }), 2, 'FULL is 2');
+      assert.equal(connection.pragma('foreign_keys', { simple: true }), 1);
+      assert.equal(connection.pragma('busy_timeout', { simple: true }), 5000);
+      connection.close();
+    }
+  });
+
+  it('sets synchronous=FULL on the connection the store uses', async () => {
+    const store = await openStore(`sqlite:${join(directory, 'store.db')}`);
+    const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.db);
+    assert.equal(rows[0]?.synchronous, 2);
+    await store.close();
+  });
+
+  it('refuses a DATABASE_URL it does not understand, with a clear message', async () => {
+    await assert.rejects(openStore('mysql://localhost/db'), /DATABASE_URL must be sqlite:<path>/);
+    await assert.rejects(openStore('sqlite:'), /needs a file path/);
+    await assert.rejects(openStore('postgres://user:hunter2@db/x'), (error: Error) => !error.message.includes('hunter2'));
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * Starts the real workspace app in-process on a random port, over a fresh
+ * SQLite file, with response validation on and the log captured in memory.
+ * Each call gets its own database: tests share no mutable fixtures.
+ */
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createApp } from '../app.js';
+import { issueApiKey } from '../auth/api-keys.js';
+import type { AuthThrottleConfig } from '../config.js';
+import { PERMISSIONS, type Permission } from '../contract.js';
+import { createLogger } from '../logger.js';
+import type { KyselyStore } from '../store/kysely-store.js';
+import { openStore } from '../store/open-store.js';
+import type { Store, User } from '../store/store.js';
+
+export interface Credentials {
+  api_key: string;
+  api_key_secret: string;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or the raw text when it is not JSON. */
+  body: any;
+  text: string;
+}
+
+export interface TestServiceOptions {
+  authThrottle?: AuthThrottleConfig;
+  /** Serve this existing database file instead of a fresh one (which close() then leaves in place). */
+  databasePath?: string;
+  /** Replace the store the app sees, e.g. with one that fails. */
+  wrapStore?: (store: Store) => Store;
+}
+
+export interface TestService {
+  baseUrl: string;
+  store: KyselyStore;
+  databasePath: string;
+  /** A key with every permission. */
+  admin: Credentials;
+  /** Everything the service logged so far, as text. */
+  logs(): string;
+  /** POSTs `body` as JSON to /api/public/<operation>. */
+  call(operation: string, body: unknown): Promise<Answer>;
+  /** POSTs to /api/public/<operation> with the admin credentials merged into `fields`. */
+  callAsAdmin(operation: string, fields?: Record<string, unknown>): Promise<Answer>;
+  request(path: string, init?: RequestInit): Promise<Answer>;
+  createKey(options?: { permissions?: Permission[]; expires?: Date }): Promise<Credentials>;
+  createUser(fields?: Record<string, unknown>): Promise<User>;
+  close(): Promise<void>;
+}
+
+let usernames = 0;
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const directory = options.databasePath ? undefined : await mkdtemp(join(tmpdir(), 'workspace-test-'));
+  const databasePath = options.databasePath ?? join(directory!, 'workspace.db');
+  const store = await openStore(`sqlite:${databasePath}`);
+  let logText = '';
+  const logSink = new Writable({
+    write(chunk, _encoding, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  const app = createApp({
+    store: options.wrapStore ? options.wrapStore(store) : store,
+    logger: createLogger('info', logSink),
+    validateResponses: true,
+    authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function request(path: string, init?: RequestInit): Promise<Answer> {
+    const response = await fetch(`${baseUrl}${path}`, init);
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: tests that expect JSON fail on `body` being a string.
+    }
+    return { status: response.status, headers: response.headers, body, text };
+  }
+
+  const call = (operation: string, body: unknown) =>
+    request(`/api/public/${operation}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  async function createKey({ permissions = [...PERMISSIONS], expires }: { permissions?: Permission[]; expires?: Date } = {}) {
+    const issued = issueApiKey('test key', permissions, expires ?? null);
+    await store.insertApiKey(issued.record);
+    return { api_key: issued.record.api_key, api_key_secret: issued.secret };
+  }
+
+  const admin = await createKey();
+  const callAsAdmin = (operation: string, fields: Record<string, unknown> = {}) => call(operation, { ...admin, ...fields });
+
+  return {
+    baseUrl,
+    store,
+    databasePath,
+    admin,
+    logs: () => logText,
+    call,
+    callAsAdmin,
+    request,
+    createKey,
+    async createUser(fields = {}) {
+      const answer = await callAsAdmin('create_user', { target_user: { username: `user${++usernames}@example.com`, ...fields } });
+      if (answer.status !== 200) throw new Error(`create_user failed: ${answer.status} ${answer.text}`);
+      return answer.body.user as User;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+      if (directory) await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
