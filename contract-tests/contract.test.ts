@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { createApp } from './app.js';
-import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from './contract.js';
-import { createHandlers } from './handlers/index.js';
-import { createLogger } from './logger.js';
-import type { Store } from './store/store.js';
+import { createApp } from '../server/app.js';
+import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from '../server/contract.js';
+import { createHandlers } from '../server/handlers/index.js';
+import { createLogger } from '../server/logger.js';
+import type { Store } from '../server/store/store.js';
 
 const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
 
