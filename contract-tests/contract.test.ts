@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { createApp } from '../server/app.js';
 import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from '../server/contract.js';
 import { createHandlers } from '../server/handlers/index.js';
+import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
 import type { Store } from '../server/store/store.js';
 
@@ -23,13 +24,16 @@ function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema
 }
 
 describe('the contract as the server reads it', () => {
-  it('declares the nine operations of DESIGN.md and /healthz', () => {
+  it('declares the nine operations of DESIGN.md, /healthz and the documentation', () => {
     assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
       'addUserGroup',
       'createUser',
       'deleteUser',
+      'getApiReference',
+      'getApiReferenceScript',
       'getGroups',
       'getHealth',
+      'getOpenApiDocument',
       'getUser',
       'getUsers',
       'removeUserGroup',
@@ -39,8 +43,8 @@ describe('the contract as the server reads it', () => {
   });
 
   it('gives every operation a handler, and no handler lacks an operation', () => {
-    const handlers = createHandlers({ store: {} as Store });
-    assert.deepEqual(Object.keys(handlers).sort(), OPERATIONS.map((operation) => operation.operationId).sort());
+    const handlers = [...Object.keys(createHandlers({ store: {} as Store })), ...Object.keys(documentationHandlers)];
+    assert.deepEqual(handlers.sort(), OPERATIONS.map((operation) => operation.operationId).sort());
   });
 
   it('names the permissions of DESIGN.md, and each operation the one DESIGN.md gives it', () => {
@@ -57,6 +61,9 @@ describe('the contract as the server reads it', () => {
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
       getHealth: 'none',
+      getApiReference: 'none',
+      getApiReferenceScript: 'none',
+      getOpenApiDocument: 'none',
     });
   });
 

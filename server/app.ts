@@ -7,10 +7,11 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { AuthThrottle } from './auth/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
-import { OPERATIONS, WORKSPACE_CONTRACT_PATH, type OperationId } from './contract.js';
+import { OPERATIONS, WORKSPACE_CONTRACT_PATH } from './contract.js';
 import { createHandlers } from './handlers/index.js';
-import type { OperationHandler } from './handlers/types.js';
+import type { JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
+import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
@@ -55,10 +56,15 @@ export function createApp({ store, logger, validateResponses, authThrottle, trus
   const handlers = createHandlers({ store });
   const throttle = new AuthThrottle(authThrottle);
   for (const operation of OPERATIONS) {
-    const handler = handlers[operation.operationId] as OperationHandler<OperationId>;
-    app[operation.method](operation.path, authenticate(operation.permission, store, throttle), async (req, res) => {
-      res.status(200).json(await handler(req.body, { key: res.locals.apiKey, log: req.log }));
-    });
+    const { operationId } = operation;
+    const route: RequestHandler =
+      operationId in documentationHandlers
+        ? documentationHandlers[operationId as PageOperationId]
+        : async (req, res) => {
+            const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
+            res.status(200).json(await handler(req.body, { key: res.locals.apiKey, log: req.log }));
+          };
+    app[operation.method](operation.path, authenticate(operation.permission, store, throttle), route);
   }
   // 4. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);

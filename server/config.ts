@@ -48,6 +48,23 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
+/** The sample data server's settings: where to listen, and how much to log. */
+export interface SampleConfig {
+  host: string;
+  port: number;
+  logLevel: string;
+  validateResponses: boolean;
+}
+
+export function loadSampleConfig(env: NodeJS.ProcessEnv = process.env): SampleConfig {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 5001, 0, 65535),
+    logLevel: env.LOG_LEVEL || 'info',
+    validateResponses: flag(env, 'VALIDATE_RESPONSES') || env.NODE_ENV === 'test',
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',

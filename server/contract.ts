@@ -42,6 +42,9 @@ interface OpenApiDocument {
 
 const document = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8')) as OpenApiDocument;
 
+/** The bundled contract itself, as served at /openapi.json. */
+export const WORKSPACE_DOCUMENT: Readonly<Record<string, unknown>> = document as unknown as Record<string, unknown>;
+
 /** Every permission a key can hold, in the contract's order. */
 export const PERMISSIONS: readonly Permission[] = document.components.schemas.Permission.enum;
 

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadSampleConfig } from './config.js';
 import { runScript, startScript } from './testing/run.js';
 
 interface Started {
@@ -12,15 +13,15 @@ interface Started {
   stop: (signal: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point on a free port and waits until it listens. */
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = startScript('server/main.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env });
+/** Starts an entry point (`npm start`'s by default) on a free port and waits until it listens. */
+async function start(env: Record<string, string>, script = 'server/main.ts'): Promise<Started> {
+  const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env });
   let stdout = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start:\n${stdout}`)), 20_000);
     child.stdout!.on('data', () => {
-      const match = /"url":"(http:\/\/[^"]+)".*workspace service listening/.exec(stdout);
+      const match = /"url":"(http:\/\/[^"]+)".*listening/.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -89,5 +90,23 @@ describe('npm start', () => {
       assert.match(run.stderr, message);
       assert.doesNotMatch(run.stderr, /\n\s+at /);
     }
+  });
+});
+
+describe('npm run sample', () => {
+  it('serves the sample data on the port asked for and stops cleanly on SIGTERM', async () => {
+    const sample = await start({}, 'server/sample/main.ts');
+    assert.match(sample.stdout(), /sample data server listening/);
+    const response = await fetch(`${sample.url}/api/data`, { headers: { Origin: 'http://example.test' } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('access-control-allow-origin'), 'http://example.test');
+    assert.ok(((await response.json()) as unknown[]).length > 0);
+    assert.equal(await sample.stop('SIGTERM'), 0);
+  });
+
+  it('listens on 127.0.0.1:5001 unless told otherwise', () => {
+    const defaults = loadSampleConfig({});
+    assert.deepEqual({ host: defaults.host, port: defaults.port }, { host: '127.0.0.1', port: 5001 });
+    assert.equal(loadSampleConfig({ PORT: '6000', HOST: '0.0.0.0' }).port, 6000);
   });
 });

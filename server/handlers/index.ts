@@ -1,3 +1,4 @@
+import { WORKSPACE_DOCUMENT } from '../contract.js';
 import { ApiError } from '../errors.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
@@ -17,6 +18,9 @@ export function createHandlers(services: Services): Handlers {
         throw new ApiError(503, 'unavailable', 'Service unavailable');
       }
       return { status: 'ok' };
+    },
+    async getOpenApiDocument() {
+      return WORKSPACE_DOCUMENT as Awaited<ReturnType<Handlers['getOpenApiDocument']>>;
     },
     ...userHandlers(services),
     ...groupHandlers(services),

@@ -3,6 +3,7 @@
  * takes the validated request body and returns the 200 body, or throws an
  * ApiError for any other status.
  */
+import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { OperationId } from '../contract.js';
@@ -17,6 +18,14 @@ export type RequestBody<Op extends OperationId> = operations[Op] extends { reque
 
 export type SuccessBody<Op extends OperationId> = JsonContent<operations[Op]['responses'][200]>;
 
+/** Operations that answer JSON: handled by an OperationHandler. */
+export type JsonOperationId = {
+  [Op in OperationId]: operations[Op]['responses'][200] extends { content: { 'application/json': unknown } } ? Op : never;
+}[OperationId];
+
+/** Operations that answer a page or an asset instead (the API reference). */
+export type PageOperationId = Exclude<OperationId, JsonOperationId>;
+
 export interface HandlerContext {
   /** The caller's key; undefined only for operations whose x-permission is `none`. */
   key: ApiKeyRecord | undefined;
@@ -25,8 +34,11 @@ export interface HandlerContext {
 
 export type OperationHandler<Op extends OperationId> = (body: RequestBody<Op>, context: HandlerContext) => Promise<SuccessBody<Op>>;
 
-/** One handler per operationId: the compiler refuses a missing or an extra one. */
-export type Handlers = { [Op in OperationId]: OperationHandler<Op> };
+/** One handler per JSON operation: the compiler refuses a missing or an extra one. */
+export type Handlers = { [Op in JsonOperationId]: OperationHandler<Op> };
+
+/** One express handler per page operation. */
+export type PageHandlers = { [Op in PageOperationId]: RequestHandler };
 
 export interface Services {
   store: Store;

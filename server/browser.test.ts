@@ -1,0 +1,172 @@
+/**
+ * Real-browser tests (Debian's Chromium driven by playwright-core): what the
+ * sample server's CORS and the workspace service's refusal mean to a page on
+ * another origin, and that the two pages people look at render.
+ *
+ * Without Chromium these tests fail under CI=true and are skipped, loudly,
+ * elsewhere. Screenshots go to test-artifacts/browser/.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import express from 'express';
+import { chromium, type Browser } from 'playwright-core';
+import { createLogger } from './logger.js';
+import { createSampleApp } from './sample/app.js';
+import { PROJECT_ROOT } from './testing/run.js';
+import { startTestService, type TestService } from './testing/service.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'browser');
+const chromiumMissing = !existsSync(CHROMIUM);
+
+if (chromiumMissing && process.env.CI !== 'true') {
+  process.stderr.write(
+    `\n*** SKIPPING the browser tests: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` ` +
+      '(or set CHROMIUM_PATH). Under CI=true they fail instead. ***\n\n',
+  );
+}
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A page on its own origin that reads both servers the way a third-party web app would. */
+interface PageResults {
+  data: { reached: boolean; status?: number; body?: any; error?: string };
+  workspace: { reached: boolean; status?: number; error?: string };
+}
+
+function thirdPartyPage(sampleUrl: string, workspaceUrl: string, credentials: object): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Another origin</title></head>
+<body><h1>Another origin</h1><pre id="out">running…</pre>
+<script>
+  async function read(url, init) {
+    try {
+      const response = await fetch(url, init);
+      return { reached: true, status: response.status, body: await response.json() };
+    } catch (error) {
+      return { reached: false, error: String(error) };
+    }
+  }
+  window.results = (async () => {
+    const data = await read(${JSON.stringify(`${sampleUrl}/api/data`)}, {
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const workspace = await read(${JSON.stringify(`${workspaceUrl}/api/public/validate_credentials`)}, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json' },
+      body: ${JSON.stringify(JSON.stringify(credentials))},
+    });
+    document.getElementById('out').textContent = JSON.stringify({ data, workspace }, null, 2);
+    return { data, workspace };
+  })();
+</script></body></html>`;
+}
+
+describe('in a real browser', { skip: chromiumMissing && process.env.CI !== 'true' ? `no Chromium at ${CHROMIUM}` : false }, () => {
+  let browser: Browser;
+  let service: TestService;
+  let sample: Server;
+  let sampleUrl: string;
+  let origin: Server;
+  let originUrl: string;
+  const preflights: string[] = [];
+
+  before(async () => {
+    assert.ok(!chromiumMissing, `CI=true needs Chromium at ${CHROMIUM}: .ci/run installs it with apt-get`);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    service = await startTestService();
+    const counted = express();
+    counted.use((req, _res, next) => {
+      if (req.method === 'OPTIONS') preflights.push(req.path);
+      next();
+    });
+    counted.use(createSampleApp({ logger: createLogger('silent'), validateResponses: true }));
+    sample = createServer(counted);
+    sampleUrl = await listen(sample);
+    origin = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(thirdPartyPage(sampleUrl, service.baseUrl, service.admin));
+    });
+    originUrl = await listen(origin);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    for (const server of [sample, origin]) {
+      server?.closeAllConnections();
+      server?.close();
+    }
+    await service?.close();
+  });
+
+  it('lets a page on another origin read /api/data with credentials, after a preflight', async () => {
+    const page = await browser.newPage();
+    await page.goto(originUrl);
+    const { data } = (await page.evaluate('window.results')) as PageResults;
+    await page.screenshot({ path: join(SCREENSHOTS, 'cross-origin-page.png'), fullPage: true });
+    assert.equal(data.reached, true, data.error);
+    assert.equal(data.status, 200);
+    assert.equal(data.body[0].FirstName, 'John');
+    assert.equal(data.body[0].DOB, 'October 21');
+    assert.ok(preflights.includes('/api/data'), 'the browser sent a preflight, and it was answered');
+    await page.close();
+  });
+
+  it('blocks the same page from a credentialed read of the workspace service', async () => {
+    const page = await browser.newPage();
+    await page.goto(originUrl);
+    const { workspace } = (await page.evaluate('window.results')) as PageResults;
+    assert.equal(workspace.reached, false, 'the browser let the page read the workspace service');
+    assert.match(workspace.error ?? "", /TypeError/);
+    assert.ok(!/validate_credentials.*"statusCode":200/.test(service.logs()), 'the POST itself never ran');
+    await page.close();
+  });
+
+  it('shows the sample home page with its title and greeting', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${sampleUrl}/`);
+    assert.equal(await page.title(), 'Sample Data Server');
+    assert.equal((await page.locator('h2').textContent())?.trim(), 'Hello from the sample data server!');
+    await page.screenshot({ path: join(SCREENSHOTS, 'sample-home.png') });
+    await page.close();
+  });
+
+  it('renders the API reference at /docs, showing the updateUser operation', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Redoc's footer asks for a logo from its CDN; the page's Content-Security-Policy must stop it.
+    const isElsewhere = (url: string) => !url.startsWith(service.baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:');
+    const reachedElsewhere: string[] = [];
+    const blockedElsewhere: string[] = [];
+    page.on('requestfinished', (request) => {
+      if (isElsewhere(request.url())) reachedElsewhere.push(request.url());
+    });
+    page.on('requestfailed', (request) => {
+      if (isElsewhere(request.url())) blockedElsewhere.push(`${request.url()} ${request.failure()?.errorText}`);
+    });
+    await page.goto(`${service.baseUrl}/docs`);
+    const operation = page.locator('h2', { hasText: 'Update a user' });
+    await operation.waitFor({ timeout: 30_000 });
+    await operation.scrollIntoViewIfNeeded();
+    assert.ok(await page.getByText('/api/public/update_user').first().isVisible());
+    await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
+    assert.deepEqual(reachedElsewhere, [], 'the page loaded something from outside the service');
+    for (const blocked of blockedElsewhere) assert.match(blocked, / (csp|net::ERR_BLOCKED_BY_CSP)$/i);
+    await page.close();
+  });
+});

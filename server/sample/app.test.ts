@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../logger.js';
+import { createSampleApp } from './app.js';
+import { buildRecords } from './records.js';
+
+describe('the sample data server', () => {
+  let server: Server;
+  let baseUrl: string;
+  before(async () => {
+    server = createSampleApp({ logger: createLogger('silent'), validateResponses: true }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('serves a small HTML5 home page with a title and an h2 greeting (spec 4.2)', async () => {
+    const response = await fetch(`${baseUrl}/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
+    const html = await response.text();
+    assert.match(html, /^<!doctype html>\n<html lang="en">/);
+    assert.match(html, /<meta charset="utf-8">/);
+    assert.match(html, /<title>Sample Data Server<\/title>/);
+    assert.match(html, /<h2>Hello from the sample data server!<\/h2>/);
+    assert.match(html, /<\/html>\n$/);
+  });
+
+  it('serves the information records as JSON (spec 2.3, 4.3)', async () => {
+    const response = await fetch(`${baseUrl}/api/data`, { headers: { 'Content-Type': 'application/json' } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    const records = (await response.json()) as Record<string, unknown>[];
+    assert.deepEqual(records, buildRecords());
+    assert.ok(records.length >= 3);
+    for (const record of records) {
+      assert.deepEqual(Object.keys(record).sort(), ['DOB', 'Email', 'FirstName', 'LastName', 'Owns_Cars', 'Residence']);
+      assert.match(String(record.DOB), /^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}$/);
+      assert.match(String(record.Email), /^[^@\s]+@[^@\s]+\.[a-z]+$/);
+      for (const car of record.Owns_Cars as string[]) assert.match(car, /^\d{4}-\S/);
+    }
+  });
+
+  it('builds the records anew on each request', () => {
+    const first = buildRecords();
+    first[0]!.Owns_Cars.push('1999-Changed');
+    assert.notDeepEqual(buildRecords(), first);
+  });
+
+  it('lets an arbitrary origin read the data with credentials: origin echoed, credentials allowed, Vary: Origin', async () => {
+    for (const origin of ['http://example.test', 'https://app.customer.example:8443', 'null']) {
+      const response = await fetch(`${baseUrl}/api/data`, { headers: { Origin: origin } });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('access-control-allow-origin'), origin);
+      assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
+      assert.match(response.headers.get('vary') ?? '', /Origin/);
+    }
+  });
+
+  it('answers a preflight for a GET with Content-Type: application/json', async () => {
+    const response = await fetch(`${baseUrl}/api/data`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://example.test', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'content-type' },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get('access-control-allow-origin'), 'http://example.test');
+    assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
+    assert.match(response.headers.get('access-control-allow-methods') ?? '', /GET/);
+    assert.match(response.headers.get('access-control-allow-headers') ?? '', /content-type/i);
+    assert.match(response.headers.get('vary') ?? '', /Origin/);
+  });
+
+  it('never answers a credentialed request with a wildcard origin', async () => {
+    const response = await fetch(`${baseUrl}/api/data`, { headers: { Origin: 'http://example.test', Cookie: 'session=1' } });
+    assert.notEqual(response.headers.get('access-control-allow-origin'), '*');
+  });
+
+  it('answers an unknown path with a 404 in the JSON error shape (spec 4.4)', async () => {
+    const response = await fetch(`${baseUrl}/api/nothing`, { headers: { Accept: 'text/html' } });
+    assert.equal(response.status, 404);
+    assert.deepEqual(await response.json(), { error_message: 'Not found: GET /api/nothing', code: 'not_found' });
+  });
+
+  it('answers another method with 405 and an unknown query parameter with 400, in the error shape', async () => {
+    const post = await fetch(`${baseUrl}/api/data`, { method: 'POST' });
+    assert.equal(post.status, 405);
+    assert.equal(((await post.json()) as { code: string }).code, 'method_not_allowed');
+    const query = await fetch(`${baseUrl}/api/data?limit=1`);
+    assert.equal(query.status, 400);
+    assert.equal(((await query.json()) as { code: string }).code, 'invalid_request');
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The sample data server (spec sections 4.2–4.4): a home page and a JSON list
+ * of records, readable from every origin with credentials. Validated by its
+ * own contract; errors in the same shape as the workspace service's.
+ */
+import { fileURLToPath } from 'node:url';
+import cors from 'cors';
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { errorHandler, notFoundHandler } from '../http/error-handler.js';
+import { requestLogging } from '../http/request-logging.js';
+import type { Logger } from '../logger.js';
+import { buildRecords } from './records.js';
+
+export const SAMPLE_CONTRACT_PATH = fileURLToPath(new URL('../../generated/sample/openapi.yaml', import.meta.url));
+
+const HOME_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Sample Data Server</title>
+</head>
+<body>
+  <h2>Hello from the sample data server!</h2>
+  <p>The information records are at <a href="/api/data">/api/data</a>.</p>
+</body>
+</html>
+`;
+
+/**
+ * Every origin, with credentials (spec section 5). Browsers refuse `*` with
+ * credentials, so the request's own origin is echoed (`origin: true`), with
+ * `Vary: Origin` so that caches keep one answer per origin.
+ */
+const corsForEveryOrigin = cors({
+  origin: true,
+  credentials: true,
+  methods: ['GET', 'HEAD'],
+  // No allowedHeaders: the headers a preflight asks for are allowed back, whatever they are.
+  maxAge: 600,
+});
+
+export interface SampleAppOptions {
+  logger: Logger;
+  validateResponses: boolean;
+}
+
+export function createSampleApp({ logger, validateResponses }: SampleAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestLogging(logger));
+  // Before the validator: a preflight is answered here and never reaches a route.
+  app.use(corsForEveryOrigin);
+  app.use(OpenApiValidator.middleware({ apiSpec: SAMPLE_CONTRACT_PATH, validateRequests: { allowUnknownQueryParameters: false }, validateResponses }));
+  app.get('/', (_req, res) => {
+    res.type('html').send(HOME_PAGE);
+  });
+  app.get('/api/data', (_req, res) => {
+    res.json(buildRecords());
+  });
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,20 @@
+/** Starts the sample data server: `npm run sample` (127.0.0.1:5001 unless HOST or PORT say otherwise). */
+import { ConfigError, loadSampleConfig } from '../config.js';
+import { serve } from '../http/lifecycle.js';
+import { createLogger } from '../logger.js';
+import { createSampleApp } from './app.js';
+
+try {
+  const config = loadSampleConfig();
+  const logger = createLogger(config.logLevel);
+  serve(createSampleApp({ logger, validateResponses: config.validateResponses }), {
+    name: 'sample data server',
+    host: config.host,
+    port: config.port,
+    logger,
+  });
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`sample data server: cannot start: ${error.message}\n`);
+  process.exit(1);
+}
