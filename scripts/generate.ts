@@ -37,7 +37,7 @@ function yamlFile(document: object): string {
 async function outputsFor(root: string, name: string): Promise<Map<string, string>> {
   const document = await bundleContract(root, name);
   const downConverted = new Converter(structuredClone(document), { allOfTransform: false }).convert();
-  const types = astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false }));
+  const types = astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false, defaultNonNullable: false }));
   return new Map([
     [`generated/${name}/openapi.yaml`, yamlFile(document)],
     [`generated/${name}/openapi-3.0.yaml`, yamlFile(downConverted)],

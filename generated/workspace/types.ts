@@ -326,22 +326,22 @@ export interface components {
              * @description The page to return, counting from 1.
              * @default 1
              */
-            page: number;
+            page?: number;
             /**
              * @description Users per page.
              * @default 100
              */
-            page_size: number;
+            page_size?: number;
             /**
              * @default username
              * @enum {string}
              */
-            sort_by: "username" | "created" | "first_name" | "last_name";
+            sort_by?: "username" | "created" | "first_name" | "last_name";
             /**
              * @default asc
              * @enum {string}
              */
-            sort_direction: "asc" | "desc";
+            sort_direction?: "asc" | "desc";
         };
         /**
          * @description A user's identifier, 32 lowercase hexadecimal digits without dashes.
@@ -444,9 +444,9 @@ export interface components {
             phone?: string;
             organization?: string;
             /** @default false */
-            locked: boolean;
+            locked?: boolean;
             /** @default false */
-            disabled: boolean;
+            disabled?: boolean;
             password?: components["schemas"]["Password"];
         };
         CreateUserRequest: {
@@ -485,7 +485,7 @@ export interface components {
              *     sessions. This service holds no sessions, so a delete never needs forcing.
              * @default false
              */
-            force: boolean;
+            force?: boolean;
         };
         /** @description The operation succeeded and has nothing to return. */
         EmptyResponse: Record<string, never>;

@@ -10,16 +10,18 @@ export interface Finished {
   stderr: string;
 }
 
-export function startScript(script: string, args: string[], env: Record<string, string>): ChildProcess {
+export function startScript(script: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   });
 }
 
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<Finished> {
-  const child = startScript(script, args, env);
+/** Runs a script to its end; `input`, when given, is its standard input. */
+export function runScript(script: string, args: string[], env: Record<string, string>, input?: string): Promise<Finished> {
+  const child = startScript(script, args, env, input === undefined ? 'ignore' : 'pipe');
+  child.stdin?.end(input);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { verifyPassword } from '../../server/password/hashing.js';
+import { runScript } from '../../server/testing/run.js';
+import { startTestService, type TestService } from '../../server/testing/service.js';
+
+describe('the workspace-users CLI, end to end', () => {
+  let service: TestService;
+  let directory: string;
+  const cli = (args: string[], input?: string) =>
+    runScript(
+      'client/cli/main.ts',
+      args,
+      { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret },
+      input,
+    );
+
+  before(async () => {
+    service = await startTestService();
+    await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    directory = await mkdtemp(join(tmpdir(), 'workspace-cli-'));
+  });
+  after(async () => {
+    await service.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('create → update → group add by name → get → list → delete', async () => {
+    const created = await cli(['create', '--username', 'Grace@Example.com', '--first-name', 'Grace', '--password-stdin', '--json'], 'Correct-Horse-42\n');
+    assert.equal(created.code, 0, created.stderr);
+    const { user_id } = JSON.parse(created.stdout);
+    assert.ok(await verifyPassword((await service.store.findPasswordHash(user_id))!, 'Correct-Horse-42'), 'the password came from stdin, newline dropped');
+
+    const updated = await cli(['update', user_id, '--last-name', 'Hopper', '--lock', '--json']);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.equal(JSON.parse(updated.stdout).last_name, 'Hopper');
+    assert.equal(JSON.parse(updated.stdout).locked, true);
+
+    const grouped = await cli(['group', 'add', user_id, 'engineering']);
+    assert.equal(grouped.code, 0, grouped.stderr);
+
+    const got = await cli(['get', 'grace@example.com', '--json']);
+    assert.equal(got.code, 0, got.stderr);
+    const user = JSON.parse(got.stdout);
+    assert.equal(user.user_id, user_id);
+    assert.equal(user.first_name, 'Grace');
+    assert.deepEqual(
+      user.groups.map((group: { name: string }) => group.name),
+      ['All Users', 'Engineering'],
+    );
+
+    const listed = await cli(['list', '--json', '--page', '1', '--page-size', '10']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).users.map((entry: { user_id: string }) => entry.user_id),
+      [user_id],
+    );
+    const table = await cli(['list']);
+    assert.match(table.stdout, /grace@example.com .*Grace Hopper .*locked/);
+
+    const removed = await cli(['group', 'remove', user_id, 'e'.repeat(32)]);
+    assert.equal(removed.code, 0, removed.stderr);
+
+    const deleted = await cli(['delete', user_id, '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(await service.store.findUserById(user_id), undefined);
+  });
+
+  it('fails with the service\'s error_message on stderr and a non-zero exit', async () => {
+    const missing = await cli(['get', '0'.repeat(32)]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, 'error: User not found (user_not_found)\n');
+    assert.equal(missing.stdout, '');
+
+    const user = await service.createUser();
+    const weak = await cli(['update', user.user_id, '--password-stdin'], 'weak\n');
+    assert.equal(weak.code, 1);
+    assert.match(weak.stderr, /^error: Password must be at least 8 characters long/);
+
+    const noGroup = await cli(['group', 'add', user.user_id, 'Nonexistent']);
+    assert.equal(noGroup.code, 1);
+    assert.match(noGroup.stderr, /no group "Nonexistent"; the groups are: All Users, Engineering/);
+
+    const wrongKey = await runScript('client/cli/main.ts', ['auth'], { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: 'nope', WORKSPACE_API_KEY_SECRET: 'nope' });
+    assert.equal(wrongKey.code, 1);
+    assert.match(wrongKey.stderr, /Invalid API key or secret/);
+  });
+
+  it('takes no password as an argument, and refuses to delete unasked without a terminal', async () => {
+    const user = await service.createUser();
+    const asArgument = await cli(['update', user.user_id, '--password', 'Correct-Horse-42']);
+    assert.notEqual(asArgument.code, 0);
+    assert.match(asArgument.stderr, /unknown option '--password'/);
+
+    const unasked = await cli(['delete', user.user_id]);
+    assert.equal(unasked.code, 1);
+    assert.match(unasked.stderr, /not deleting without --yes/);
+    assert.ok(await service.store.findUserById(user.user_id), 'the user is still there');
+  });
+
+  it('imports a CSV, reporting a bad row without stopping at it', async () => {
+    const file = join(directory, 'users.csv');
+    await writeFile(
+      file,
+      ['username,first_name,last_name,password,locked', 'ann@x.io,Ann,Lee,Correct-Horse-42,', 'bad user,Bad,Row,,', 'bob@x.io,Bob,Ray,weak,', 'cid@x.io,Cid,Moe,,yes', ''].join('\n'),
+    );
+    const run = await cli(['import', file, '--json']);
+    assert.equal(run.code, 1, 'a failed row makes the exit non-zero');
+    const summary = JSON.parse(run.stdout);
+    assert.equal(summary.rows, 4);
+    assert.equal(summary.created, 2);
+    assert.deepEqual(
+      summary.failed.map((failure: { line: number; username: string }) => [failure.line, failure.username]),
+      [
+        [3, 'bad user'],
+        [4, 'bob@x.io'],
+      ],
+    );
+    assert.match(summary.failed[1].error, /weak_password/);
+    assert.equal((await service.store.findUserByUsername('cid@x.io'))?.locked, true, 'rows after a bad one are created');
+
+    const unknownColumn = join(directory, 'odd.csv');
+    await writeFile(unknownColumn, 'username,role\nx@x.io,admin\n');
+    const refused = await cli(['import', unknownColumn]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /unknown column role/);
+  });
+
+  it('has --help on every command', async () => {
+    for (const command of [[], ['auth'], ['list'], ['get'], ['create'], ['update'], ['delete'], ['group', 'add'], ['group', 'remove'], ['import']]) {
+      const help = await cli([...command, '--help']);
+      assert.equal(help.code, 0, command.join(' '));
+      assert.match(help.stdout, /^Usage: workspace-users/);
+    }
+  });
+});

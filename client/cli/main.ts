@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+/**
+ * workspace-users: the client utilities (spec section 1) at a terminal,
+ * built on the SDK. Configured by WORKSPACE_URL, WORKSPACE_API_KEY and
+ * WORKSPACE_API_KEY_SECRET, or the matching flags.
+ *
+ * Exit 0 on success; on failure, the service's error_message on stderr and exit 1.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createWorkspaceClient, type Group, type WorkspaceClient } from '../index.js';
+import { importUsers } from './import-users.js';
+import { CliError, dataOf, printJson, printTable, printUser, printUsers } from './output.js';
+import { confirm, passwordFrom } from './prompts.js';
+
+const USER_ID = /^[0-9a-f]{32}$/;
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return number;
+}
+
+const program = new Command('workspace-users')
+  .description('Manage the users of a workspace service from the terminal.')
+  .addOption(new Option('--url <url>', 'the service address').env('WORKSPACE_URL').default('http://127.0.0.1:8080'))
+  .addOption(new Option('--api-key <key>', 'the API key').env('WORKSPACE_API_KEY'))
+  .addOption(new Option('--api-key-secret <secret>', 'the API key secret (prefer the environment variable)').env('WORKSPACE_API_KEY_SECRET'))
+  .showHelpAfterError()
+  .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+function client(): WorkspaceClient {
+  const { url, apiKey, apiKeySecret } = program.opts<{ url: string; apiKey?: string; apiKeySecret?: string }>();
+  return createWorkspaceClient({ baseUrl: url, ...(apiKey ? { api_key: apiKey } : {}), ...(apiKeySecret ? { api_key_secret: apiKeySecret } : {}) });
+}
+
+const passwordOptions = (command: Command) =>
+  command
+    .option('--password-stdin', 'read the new password from standard input')
+    .option('--prompt-password', 'ask for the new password without echoing it (on a terminal)');
+
+program
+  .command('auth')
+  .description('check the API key and show what it may do')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const key = dataOf(await client().validateCredentials());
+    if (options.json) return printJson(key);
+    process.stdout.write(
+      `Valid key ${key.api_key} ("${key.name}")\npermissions: ${key.permissions.join(', ') || 'none'}\nexpires: ${key.expires ?? 'never'}\n`,
+    );
+  });
+
+program
+  .command('list')
+  .description('list users, a page at a time')
+  .option('--page <n>', 'the page, from 1', positiveInteger, 1)
+  .option('--page-size <n>', 'users per page (at most 500)', positiveInteger, 100)
+  .option('--json', 'print JSON')
+  .action(async (options: { page: number; pageSize: number; json?: boolean }) => {
+    const page = dataOf(await client().getUsers({ page: options.page, page_size: options.pageSize }));
+    if (options.json) return printJson(page);
+    printUsers(page.users);
+    const pages = Math.max(1, Math.ceil(page.total / page.page_size));
+    process.stdout.write(`page ${page.page} of ${pages}, ${page.total} users in all\n`);
+  });
+
+program
+  .command('get')
+  .description('show one user')
+  .argument('<user>', 'a user_id or a username')
+  .option('--json', 'print JSON')
+  .action(async (user: string, options: { json?: boolean }) => {
+    const target_user = USER_ID.test(user) ? { user_id: user } : { username: user };
+    const { user: found } = dataOf(await client().getUser({ target_user }));
+    if (options.json) return printJson(found);
+    printUser(found);
+  });
+
+passwordOptions(
+  program
+    .command('create')
+    .description('create a user')
+    .requiredOption('--username <username>', 'the username (stored trimmed and in lower case)')
+    .option('--first-name <name>')
+    .option('--last-name <name>')
+    .option('--phone <phone>')
+    .option('--organization <organization>')
+    .option('--json', 'print JSON'),
+).action(async (options: Record<string, string | boolean | undefined>) => {
+  const password = await passwordFrom(options);
+  const { user } = dataOf(
+    await client().createUser({
+      target_user: {
+        username: String(options.username),
+        ...(options.firstName !== undefined ? { first_name: String(options.firstName) } : {}),
+        ...(options.lastName !== undefined ? { last_name: String(options.lastName) } : {}),
+        ...(options.phone !== undefined ? { phone: String(options.phone) } : {}),
+        ...(options.organization !== undefined ? { organization: String(options.organization) } : {}),
+        ...(password !== undefined ? { password } : {}),
+      },
+    }),
+  );
+  if (options.json) return printJson(user);
+  printUser(user);
+});
+
+passwordOptions(
+  program
+    .command('update')
+    .description('change some of a user\'s fields; the others keep their values')
+    .argument('<user_id>', 'the user to change')
+    .option('--username <username>')
+    .option('--first-name <name>')
+    .option('--last-name <name>')
+    .option('--phone <phone>')
+    .option('--organization <organization>')
+    .addOption(new Option('--lock', 'lock the account').conflicts('unlock'))
+    .option('--unlock', 'unlock the account')
+    .addOption(new Option('--disable', 'disable the account').conflicts('enable'))
+    .option('--enable', 'enable the account')
+    .option('--json', 'print JSON'),
+).action(async (userId: string, options: Record<string, string | boolean | undefined>) => {
+  const password = await passwordFrom(options);
+  const changes = {
+    ...(options.username !== undefined ? { username: String(options.username) } : {}),
+    ...(options.firstName !== undefined ? { first_name: String(options.firstName) } : {}),
+    ...(options.lastName !== undefined ? { last_name: String(options.lastName) } : {}),
+    ...(options.phone !== undefined ? { phone: String(options.phone) } : {}),
+    ...(options.organization !== undefined ? { organization: String(options.organization) } : {}),
+    ...(options.lock ? { locked: true } : options.unlock ? { locked: false } : {}),
+    ...(options.disable ? { disabled: true } : options.enable ? { disabled: false } : {}),
+    ...(password !== undefined ? { password } : {}),
+  };
+  if (Object.keys(changes).length === 0) throw new CliError('nothing to change: give at least one field option (see --help)');
+  const { user } = dataOf(await client().updateUser({ target_user: { user_id: userId, ...changes } }));
+  if (options.json) return printJson(user);
+  printUser(user);
+});
+
+program
+  .command('delete')
+  .description('delete a user (asks first, on a terminal)')
+  .argument('<user_id>', 'the user to delete')
+  .option('--yes', 'do not ask')
+  .action(async (userId: string, options: { yes?: boolean }) => {
+    const sdk = client();
+    if (!options.yes) {
+      if (!process.stdin.isTTY) throw new CliError('not deleting without --yes when not on a terminal');
+      const { user } = dataOf(await sdk.getUser({ target_user: { user_id: userId } }));
+      if (!(await confirm(`Delete ${user.username} (${user.user_id})?`))) throw new CliError('not deleted');
+    }
+    dataOf(await sdk.deleteUser({ target_user: { user_id: userId } }));
+    process.stderr.write(`deleted ${userId}\n`);
+  });
+
+/** A group by id, or by name (ignoring case), as getGroups lists them. */
+async function resolveGroup(sdk: WorkspaceClient, nameOrId: string): Promise<Group> {
+  const { groups } = dataOf(await sdk.getGroups());
+  const group = groups.find((candidate) => candidate.group_id === nameOrId) ?? groups.find((candidate) => candidate.name.toLowerCase() === nameOrId.toLowerCase());
+  if (!group) throw new CliError(`no group "${nameOrId}"; the groups are: ${groups.map((candidate) => candidate.name).join(', ')}`);
+  return group;
+}
+
+const group = program.command('group').description("change a user's groups");
+for (const action of ['add', 'remove'] as const) {
+  group
+    .command(action)
+    .description(action === 'add' ? 'add a user to a group' : 'remove a user from a group')
+    .argument('<user_id>', 'the user')
+    .argument('<group>', 'a group name or group_id')
+    .action(async (userId: string, nameOrId: string) => {
+      const sdk = client();
+      const { group_id, name } = await resolveGroup(sdk, nameOrId);
+      const body = { target_user: { user_id: userId }, target_group: { group_id } };
+      dataOf(action === 'add' ? await sdk.addUserGroup(body) : await sdk.removeUserGroup(body));
+      process.stderr.write(`${action === 'add' ? 'added' : 'removed'} ${userId} ${action === 'add' ? 'to' : 'from'} ${name}\n`);
+    });
+}
+
+program
+  .command('import')
+  .description('create users from a CSV file (columns: username, first_name, last_name, phone, organization, password, locked, disabled)')
+  .argument('<file.csv>', 'the CSV file, with a header row')
+  .option('--json', 'print the summary as JSON')
+  .action(async (file: string, options: { json?: boolean }) => {
+    const summary = await importUsers(client(), file, { showProgress: Boolean(process.stderr.isTTY) && !options.json });
+    if (options.json) printJson(summary);
+    else {
+      process.stdout.write(`created ${summary.created} of ${summary.rows} users\n`);
+      if (summary.failed.length > 0) {
+        printTable(['line', 'username', 'error'], summary.failed.map((failure) => [String(failure.line), failure.username, failure.error]));
+      }
+    }
+    if (summary.failed.length > 0) process.exitCode = 1;
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

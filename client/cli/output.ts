@@ -1,0 +1,59 @@
+/** How the CLI speaks: data to stdout (JSON or a table), problems to stderr with a non-zero exit. */
+import Table from 'cli-table3';
+import type { ApiError, ClientFailure, User } from '../index.js';
+
+export class CliError extends Error {}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printTable(head: string[], rows: string[][]): void {
+  const table = new Table({ head, style: { head: [], border: [], compact: true } });
+  table.push(...rows);
+  process.stdout.write(`${table.toString()}\n`);
+}
+
+/** The service's own words for what went wrong, e.g. "User not found (user_not_found)". */
+export function describe(error: ApiError | ClientFailure): string {
+  return `${error.error_message} (${error.code})`;
+}
+
+/** Unwraps an SDK result, or stops with the service's error message. */
+export function dataOf<T>(result: { data?: T; error?: ApiError | ClientFailure }): T {
+  if (result.error || result.data === undefined) throw new CliError(result.error ? describe(result.error) : 'empty answer from the service');
+  return result.data;
+}
+
+const flags = (user: User) => [user.locked ? 'locked' : '', user.disabled ? 'disabled' : ''].filter(Boolean).join(', ') || 'active';
+
+export function printUsers(users: User[]): void {
+  printTable(
+    ['user_id', 'username', 'name', 'status', 'groups'],
+    users.map((user) => [
+      user.user_id,
+      user.username,
+      `${user.first_name} ${user.last_name}`.trim(),
+      flags(user),
+      user.groups.map((group) => group.name).join(', '),
+    ]),
+  );
+}
+
+export function printUser(user: User): void {
+  const rows: [string, string][] = [
+    ['user_id', user.user_id],
+    ['username', user.username],
+    ['first_name', user.first_name],
+    ['last_name', user.last_name],
+    ['phone', user.phone],
+    ['organization', user.organization],
+    ['status', flags(user)],
+    ['groups', user.groups.map((group) => group.name).join(', ')],
+    ['created', user.created],
+    ['password_set_date', user.password_set_date ?? 'no password'],
+    ['last_session', user.last_session ?? 'never'],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  process.stdout.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n')}\n`);
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../server/testing/service.js';
+import { createWorkspaceClient, pathOf, type WorkspaceClient } from './index.js';
+
+/** The address of a port that was free a moment ago, so nothing listens there. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('the TypeScript SDK against the real service', () => {
+  let service: TestService;
+  let sdk: WorkspaceClient;
+  let engineering: { group_id: string };
+  before(async () => {
+    service = await startTestService();
+    sdk = createWorkspaceClient({ baseUrl: service.baseUrl, ...service.admin });
+    engineering = await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+  });
+  after(() => service.close());
+
+  it('names each operation after its path', () => {
+    assert.equal(pathOf('updateUser'), '/api/public/update_user');
+    assert.equal(pathOf('validateCredentials'), '/api/public/validate_credentials');
+    assert.equal(pathOf('removeUserGroup'), '/api/public/remove_user_group');
+  });
+
+  it('runs the whole lifecycle: validate, create, get, update, list, group add and remove, delete', async () => {
+    const checked = await sdk.validateCredentials();
+    assert.equal(checked.data?.permissions.length, 6);
+
+    const created = await sdk.createUser({ target_user: { username: 'Ada@Example.com', first_name: 'Ada', password: 'Correct-Horse-42' } });
+    assert.ok(created.data, JSON.stringify(created.error));
+    const { user_id } = created.data.user;
+    assert.equal(created.data.user.username, 'ada@example.com');
+
+    const byName = await sdk.getUser({ target_user: { username: 'ada@example.com' } });
+    assert.equal(byName.data?.user.user_id, user_id);
+
+    const updated = await sdk.updateUser({ target_user: { user_id, last_name: 'Lovelace', locked: true } });
+    assert.equal(updated.data?.user.last_name, 'Lovelace');
+    assert.equal(updated.data?.user.first_name, 'Ada');
+    assert.equal(updated.response?.status, 200);
+
+    const listed = await sdk.getUsers({ page_size: 10 });
+    assert.deepEqual(
+      listed.data?.users.map((user) => user.user_id),
+      [user_id],
+    );
+
+    const groups = await sdk.getGroups();
+    assert.deepEqual(
+      groups.data?.groups.map((group) => group.name),
+      ['All Users', 'Engineering'],
+    );
+    assert.deepEqual((await sdk.addUserGroup({ target_user: { user_id }, target_group: { group_id: engineering.group_id } })).data, {});
+    assert.deepEqual((await sdk.removeUserGroup({ target_user: { user_id }, target_group: { group_id: engineering.group_id } })).data, {});
+    assert.deepEqual((await sdk.deleteUser({ target_user: { user_id } })).data, {});
+    assert.equal((await sdk.getUser({ target_user: { user_id } })).error?.code, 'user_not_found');
+  });
+
+  it('returns the documented errors as typed error bodies, never throwing', async () => {
+    const user = (await sdk.createUser({ target_user: { username: 'errors@example.com' } })).data!.user;
+    const weak = await sdk.updateUser({ target_user: { user_id: user.user_id, password: 'weak' } });
+    assert.equal(weak.error?.code, 'weak_password');
+    assert.equal(weak.response?.status, 400);
+    assert.equal((await sdk.updateUser({ target_user: { user_id: '0'.repeat(32) } })).error?.code, 'user_not_found');
+    assert.equal((await sdk.createUser({ target_user: { username: 'ERRORS@example.com' } })).error?.code, 'username_taken');
+    assert.equal((await sdk.addUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: '0'.repeat(32) } })).error?.code, 'group_not_found');
+    assert.equal((await sdk.removeUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: engineering.group_id } })).error?.code, 'not_member');
+    const wrong = await sdk.getGroups({ api_key_secret: 'wrong' });
+    assert.equal(wrong.error?.code, 'invalid_credentials');
+    assert.equal(wrong.response?.status, 401);
+    const viewer = createWorkspaceClient({ baseUrl: service.baseUrl, ...(await service.createKey({ permissions: ['users_view'] })) });
+    assert.equal((await viewer.deleteUser({ target_user: { user_id: user.user_id } })).error?.code, 'permission_denied');
+  });
+
+  it('uses an injected fetch for every request', async () => {
+    const seen: string[] = [];
+    const traced = createWorkspaceClient({
+      baseUrl: service.baseUrl,
+      ...service.admin,
+      fetch: (request) => {
+        seen.push(`${request.method} ${new URL(request.url).pathname}`);
+        return fetch(request);
+      },
+    });
+    assert.ok((await traced.getGroups()).data);
+    assert.deepEqual(seen, ['POST /api/public/get_groups']);
+  });
+
+  it('reads the base URL and credentials from the environment when not given', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { WORKSPACE_URL: `${service.baseUrl}/`, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret });
+    try {
+      assert.equal((await createWorkspaceClient().validateCredentials()).data?.api_key, service.admin.api_key);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('reports a missing key, an unreachable service and a timeout as clear failures, not exceptions', async () => {
+    const saved = { ...process.env };
+    delete process.env.WORKSPACE_API_KEY;
+    delete process.env.WORKSPACE_API_KEY_SECRET;
+    try {
+      const unconfigured = await createWorkspaceClient({ baseUrl: service.baseUrl }).getGroups();
+      assert.equal(unconfigured.error?.code, 'not_configured');
+    } finally {
+      process.env = saved;
+    }
+
+    const closedUrl = await closedPortUrl();
+    const unreachable = await createWorkspaceClient({ baseUrl: closedUrl, ...service.admin }).getGroups();
+    assert.equal(unreachable.error?.code, 'network_error');
+    assert.equal(unreachable.error?.error_message, `Cannot reach the workspace service at ${closedUrl}: ECONNREFUSED`);
+
+    const stalled = await createWorkspaceClient({
+      baseUrl: service.baseUrl,
+      ...service.admin,
+      timeoutMs: 50,
+      fetch: (request) => new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
+    }).getGroups();
+    assert.equal(stalled.error?.code, 'timeout');
+    assert.match(stalled.error?.error_message ?? '', /within 50 ms/);
+  });
+});

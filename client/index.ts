@@ -1,0 +1,169 @@
+/**
+ * The typed SDK: `import { updateUser } from 'workspace-user-api/client'`.
+ *
+ * One function per operation of the contract, named by its operationId, on
+ * openapi-fetch and the generated types: no request or response type here is
+ * written by hand. Credentials and the base URL are set once (configure(),
+ * createWorkspaceClient(), or WORKSPACE_URL / WORKSPACE_API_KEY /
+ * WORKSPACE_API_KEY_SECRET) and merged into each request body.
+ *
+ * Every call resolves to openapi-fetch's `{ data, error, response }`: `error`
+ * is the contract's error body, or a ClientFailure of the same shape when no
+ * answer came (unreachable, timed out, not configured). Nothing throws.
+ */
+import createClient from 'openapi-fetch';
+import type { components, operations, paths } from '../generated/workspace/types.js';
+
+export type { components, operations, paths };
+export type User = components['schemas']['User'];
+export type Group = components['schemas']['Group'];
+export type Permission = components['schemas']['Permission'];
+/** The error body every failed request gets from the service. */
+export type ApiError = components['schemas']['Error'];
+
+/** A call that got no answer from the service; shaped like ApiError so callers can read `error_message` either way. */
+export interface ClientFailure {
+  error_message: string;
+  code: 'network_error' | 'timeout' | 'not_configured';
+}
+
+export interface Credentials {
+  api_key: string;
+  api_key_secret: string;
+}
+
+export interface WorkspaceClientOptions extends Partial<Credentials> {
+  /** The service's address; default WORKSPACE_URL, then http://127.0.0.1:8080. */
+  baseUrl?: string;
+  /** A fetch to use instead of the global one (tests, proxies, instrumentation). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Give up on a request after this long; default 30 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  /** Abort this call early. */
+  signal?: AbortSignal;
+}
+
+/** The operations that take credentials in their body: the public API. */
+export type OperationName = {
+  [Op in keyof operations]: operations[Op] extends { requestBody: { content: { 'application/json': { api_key: string } } } } ? Op : never;
+}[keyof operations];
+
+/** `updateUser` → `update_user`, as the contract names paths after operationIds. */
+type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : S;
+type PathOf<Op extends OperationName> = `/api/public/${SnakeCase<Op>}` & keyof paths;
+
+type RequestBody<Op extends OperationName> = operations[Op]['requestBody'] extends { content: { 'application/json': infer Body } } ? Body : never;
+/** What a call takes: the operation's body, with credentials optional because the client supplies them. */
+export type Params<Op extends OperationName> = Omit<RequestBody<Op>, keyof Credentials> & Partial<Credentials>;
+export type Success<Op extends OperationName> = operations[Op]['responses'][200] extends { content: { 'application/json': infer Body } } ? Body : never;
+
+export type Result<Op extends OperationName> =
+  | { data: Success<Op>; error?: never; response: Response }
+  | { data?: never; error: ApiError | ClientFailure; response?: Response };
+
+/** Operations whose body holds nothing but credentials may be called with no argument. */
+type Call<Op extends OperationName> = {} extends Params<Op>
+  ? (params?: Params<Op>, options?: CallOptions) => Promise<Result<Op>>
+  : (params: Params<Op>, options?: CallOptions) => Promise<Result<Op>>;
+
+export type WorkspaceClient = { [Op in OperationName]: Call<Op> };
+
+const OPERATION_NAMES = [
+  'validateCredentials',
+  'getUsers',
+  'getUser',
+  'createUser',
+  'updateUser',
+  'deleteUser',
+  'getGroups',
+  'addUserGroup',
+  'removeUserGroup',
+] as const satisfies readonly OperationName[];
+
+// The compiler refuses the list above if it misses an operation of the contract.
+type Missing = Exclude<OperationName, (typeof OPERATION_NAMES)[number]>;
+const everyOperationListed: [Missing] extends [never] ? true : Missing = true;
+void everyOperationListed;
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function pathOf<Op extends OperationName>(operation: Op): PathOf<Op> {
+  return `/api/public/${operation.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}` as PathOf<Op>;
+}
+
+function environment(name: string): string | undefined {
+  // Browsers have no process; there, everything comes from the options.
+  return typeof process === 'undefined' ? undefined : process.env[name] || undefined;
+}
+
+function describeFailure(error: unknown, baseUrl: string, timeoutMs: number, signal: AbortSignal): ClientFailure {
+  if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
+    return { code: 'timeout', error_message: `No answer from ${baseUrl} within ${timeoutMs} ms` };
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return { code: 'network_error', error_message: `Cannot reach the workspace service at ${baseUrl}: ${reason}` };
+}
+
+/** A client with its own settings; the named exports below share one made from the environment. */
+export function createWorkspaceClient(options: WorkspaceClientOptions = {}): WorkspaceClient {
+  const baseUrl = (options.baseUrl ?? environment('WORKSPACE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaults = {
+    api_key: options.api_key ?? environment('WORKSPACE_API_KEY'),
+    api_key_secret: options.api_key_secret ?? environment('WORKSPACE_API_KEY_SECRET'),
+  };
+  const http = createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+
+  async function call<Op extends OperationName>(operation: Op, params: Params<Op> | undefined, callOptions: CallOptions = {}): Promise<Result<Op>> {
+    const api_key = params?.api_key ?? defaults.api_key;
+    const api_key_secret = params?.api_key_secret ?? defaults.api_key_secret;
+    if (!api_key || !api_key_secret) {
+      return {
+        error: {
+          code: 'not_configured',
+          error_message: 'No API key: pass api_key and api_key_secret, or set WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET',
+        },
+      };
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
+    try {
+      // One generic call for every operation: the per-operation types are enforced by `Call<Op>` above.
+      const post = http.POST as unknown as (path: string, init: { body: unknown; signal: AbortSignal }) => Promise<Result<Op>>;
+      return await post(pathOf(operation), { body: { ...params, api_key, api_key_secret }, signal });
+    } catch (error) {
+      return { error: describeFailure(error, baseUrl, timeoutMs, timeout) };
+    }
+  }
+
+  // Object.fromEntries loses the per-key types that `call` keeps; each entry is Call<Op> for its own Op.
+  return Object.fromEntries(
+    OPERATION_NAMES.map((operation) => [operation, (params?: Params<typeof operation>, options?: CallOptions) => call(operation, params, options)]),
+  ) as unknown as WorkspaceClient;
+}
+
+let shared: WorkspaceClient | undefined;
+
+/** Sets the settings the named exports use; without it they read the environment on first use. */
+export function configure(options: WorkspaceClientOptions): void {
+  shared = createWorkspaceClient(options);
+}
+
+const client = (): WorkspaceClient => (shared ??= createWorkspaceClient());
+
+export const validateCredentials: WorkspaceClient['validateCredentials'] = (params, options) => client().validateCredentials(params, options);
+export const getUsers: WorkspaceClient['getUsers'] = (params, options) => client().getUsers(params, options);
+export const getUser: WorkspaceClient['getUser'] = (params, options) => client().getUser(params, options);
+export const createUser: WorkspaceClient['createUser'] = (params, options) => client().createUser(params, options);
+export const updateUser: WorkspaceClient['updateUser'] = (params, options) => client().updateUser(params, options);
+export const deleteUser: WorkspaceClient['deleteUser'] = (params, options) => client().deleteUser(params, options);
+export const getGroups: WorkspaceClient['getGroups'] = (params, options) => client().getGroups(params, options);
+export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
+export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);

@@ -1,0 +1,36 @@
+/**
+ * Type tests, checked by `npm run typecheck` (never run): each
+ * `@ts-expect-error` must meet an error, or the compile fails.
+ */
+import { createWorkspaceClient, updateUser, type WorkspaceClient } from './index.js';
+
+declare const sdk: WorkspaceClient;
+
+export async function shapesTheCompilerRefuses(): Promise<void> {
+  // @ts-expect-error target_user.user_id is required
+  await updateUser({ target_user: { first_name: 'Ada' } });
+
+  // @ts-expect-error locked is a boolean
+  await updateUser({ target_user: { user_id: 'a'.repeat(32), locked: 'yes' } });
+
+  // @ts-expect-error realm is not a field of target_user (no mass assignment)
+  await updateUser({ target_user: { user_id: 'a'.repeat(32), realm: 'ldap' } });
+
+  // @ts-expect-error there is no operation named updateUsers
+  await sdk.updateUsers({ target_user: { user_id: 'a'.repeat(32) } });
+
+  // @ts-expect-error createUser needs a username
+  await sdk.createUser({ target_user: { first_name: 'Ada' } });
+
+  // @ts-expect-error page_size is a number
+  await sdk.getUsers({ page_size: '10' });
+}
+
+export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
+  const result = await updateUser({ target_user: { user_id: 'a'.repeat(32), first_name: 'Ada' } });
+  if (result.error) return result.error.error_message;
+  const { user } = result.data;
+  const names: string[] = user.groups.map((group) => group.name);
+  await createWorkspaceClient({ baseUrl: 'http://127.0.0.1:8080' }).getGroups();
+  return `${user.username} ${names.join(',')}`;
+}
