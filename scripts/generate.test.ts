@@ -24,12 +24,25 @@ describe('npm run generate', () => {
     const path = join(copy, 'openapi/workspace/paths/updateUser.yaml');
     await writeFile(path, (await readFile(path, 'utf8')).replace('summary: Update a user', 'summary: Update one user'));
     const before = await readFile(join(copy, 'generated/workspace/types.ts'), 'utf8');
-    assert.deepEqual((await generate(copy, { write: false })).sort(), [
-      'generated/workspace/openapi-3.0.yaml',
-      'generated/workspace/openapi.yaml',
-      'generated/workspace/types.ts',
-    ]);
+    const stale = await generate(copy, { write: false });
+    for (const file of ['generated/workspace/openapi-3.0.yaml', 'generated/workspace/openapi.yaml', 'generated/workspace/types.ts']) {
+      assert.ok(stale.includes(file), `${file} is not reported`);
+    }
+    assert.ok(stale.includes('generated/python/workspace_user_api/api/users_api.py'), 'the Python SDK follows the contract');
+    assert.deepEqual(
+      stale.filter((file) => file.startsWith('generated/sample/')),
+      [],
+      'the sample contract did not change',
+    );
     assert.equal(await readFile(join(copy, 'generated/workspace/types.ts'), 'utf8'), before);
+  });
+
+  it('reports a file the generators no longer make, and regenerating removes it', async () => {
+    const leftover = join(copy, 'generated/python/workspace_user_api/models/removed_model.py');
+    await writeFile(leftover, '# a model the contract no longer has\n');
+    assert.ok((await generate(copy, { write: false })).includes('generated/python/workspace_user_api/models/removed_model.py'));
+    await generate(copy, { write: true });
+    await assert.rejects(readFile(leftover, 'utf8'), { code: 'ENOENT' });
   });
 
   it('reports a hand edit of a generated file, and regenerating repairs it', async () => {

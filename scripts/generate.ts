@@ -6,8 +6,11 @@
  *   npm run generate            write generated/
  *   npm run generate -- --check fail, listing the files, when generated/ is stale
  */
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import { Converter } from '@apiture/openapi-down-convert';
@@ -34,15 +37,69 @@ function yamlFile(document: object): string {
   return `# ${HEADER}\n${stringify(document, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
+/**
+ * A valid OpenAPI 3.0 document for tools that read only 3.0. The converter
+ * rewrites schemas but leaves `info` as 3.1 has it, so the two 3.1-only
+ * fields there are removed here.
+ */
+function downConvert(document: Record<string, unknown>): object {
+  const converted = new Converter(structuredClone(document), { allOfTransform: false }).convert() as {
+    info: { summary?: string; license?: { identifier?: string } };
+  };
+  delete converted.info.summary;
+  delete converted.info.license?.identifier;
+  return converted;
+}
+
+/** Every file under `directory`, as paths relative to it. */
+async function filesUnder(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(directory, join(entry.parentPath, entry.name)));
+}
+
+/**
+ * The Python SDK, from the 3.0 document (the generator reads no 3.1), by the
+ * openapi-generator JAR that its npm package ships: the package's own wrapper
+ * would download a JAR at first use, which cannot work offline.
+ */
+async function pythonSdk(root: string, openapi30: string): Promise<Map<string, string>> {
+  const scratch = await mkdtemp(join(tmpdir(), 'workspace-python-sdk-'));
+  try {
+    const input = join(scratch, 'openapi.yaml');
+    const output = join(scratch, 'out');
+    await writeFile(input, openapi30);
+    await mkdir(output);
+    await copyFile(join(root, 'openapi/python/.openapi-generator-ignore'), join(output, '.openapi-generator-ignore'));
+    const jar = join(PROJECT_ROOT, 'node_modules/@openapitools/openapi-generator-cli/bin/openapi-generator.jar');
+    await promisify(execFile)('java', [
+      '-jar', jar, 'generate',
+      '--input-spec', input,
+      '--generator-name', 'python',
+      '--output', output,
+      '--package-name', 'workspace_user_api',
+      '--additional-properties', 'projectName=workspace-user-api,packageVersion=1.0.0',
+    ], { maxBuffer: 64 * 1024 * 1024 });
+    const files = new Map<string, string>();
+    for (const file of await filesUnder(output)) files.set(`generated/python/${file}`, await readFile(join(output, file), 'utf8'));
+    return files;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 async function outputsFor(root: string, name: string): Promise<Map<string, string>> {
   const document = await bundleContract(root, name);
-  const downConverted = new Converter(structuredClone(document), { allOfTransform: false }).convert();
+  const downConverted = downConvert(document);
   const types = astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false, defaultNonNullable: false }));
-  return new Map([
+  const outputs = new Map([
     [`generated/${name}/openapi.yaml`, yamlFile(document)],
     [`generated/${name}/openapi-3.0.yaml`, yamlFile(downConverted)],
     [`generated/${name}/types.ts`, `/** ${HEADER} */\n\n${types}`],
   ]);
+  if (name === 'workspace') {
+    for (const [file, content] of await pythonSdk(root, yamlFile(downConverted))) outputs.set(file, content);
+  }
+  return outputs;
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
@@ -60,16 +117,25 @@ async function readIfExists(path: string): Promise<string | undefined> {
  */
 export async function generate(root: string, { write }: { write: boolean }): Promise<string[]> {
   const changed: string[] = [];
+  const expected = new Set<string>();
   for (const name of CONTRACTS) {
     for (const [file, content] of await outputsFor(root, name)) {
+      expected.add(file);
       const path = join(root, file);
       if ((await readIfExists(path)) === content) continue;
-      changed.push(relative(root, path));
+      changed.push(file);
       if (write) {
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, content);
       }
     }
+  }
+  // A file the generators no longer make (a removed model, say) is stale too.
+  for (const file of await filesUnder(join(root, 'generated'))) {
+    const path = `generated/${file}`;
+    if (expected.has(path)) continue;
+    changed.push(path);
+    if (write) await unlink(join(root, path));
   }
   return changed;
 }

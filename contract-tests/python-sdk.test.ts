@@ -1,0 +1,39 @@
+/**
+ * The generated Python SDK (generated/python) against the real service, with
+ * the machine's python3 and urllib3 2.x: every operation, and its documented
+ * errors, through the SDK's own classes.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../server/testing/run.js';
+import { startTestService, type TestService } from '../server/testing/service.js';
+
+describe('the generated Python SDK', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  it('drives every operation of the contract against the real service', async () => {
+    const group = await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/python/drive_every_operation.py')], {
+      env: {
+        ...process.env,
+        PYTHONPATH: join(PROJECT_ROOT, 'generated/python'),
+        WORKSPACE_URL: service.baseUrl,
+        WORKSPACE_API_KEY: service.admin.api_key,
+        WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+        GROUP_ID: group.group_id,
+      },
+    });
+    const { operations } = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    assert.deepEqual(
+      [...operations].sort(),
+      ['addUserGroup', 'createUser', 'deleteUser', 'getGroups', 'getUser', 'getUsers', 'removeUserGroup', 'updateUser', 'validateCredentials'],
+    );
+  });
+});
