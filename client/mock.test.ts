@@ -1,0 +1,56 @@
+/**
+ * The SDK against the Prism mock of the contract, as a frontend team would use
+ * it before any server exists: every operation answers with the contract's
+ * example, and a request that breaks the contract gets the contract's 400.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startPrism, type RunningMock } from '../scripts/mock.js';
+import { createWorkspaceClient, type WorkspaceClient } from './index.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
+  let mock: RunningMock;
+  let sdk: WorkspaceClient;
+  const user_id = '4b2d9a1e0c8f4e6a9d3b7c5e1f0a2b3c';
+  const target_group = { group_id: '9f1c2e3d4b5a69788796a5b4c3d2e1f0' };
+
+  before(async () => {
+    mock = await startPrism('workspace', await freePort());
+    // The mock checks the shape of the credentials, not their truth.
+    sdk = createWorkspaceClient({ baseUrl: mock.url, api_key: 'Qm3kV9xZ2pLr7tYw', api_key_secret: 'mock-secret' });
+  });
+  after(() => mock?.stop());
+
+  it('answers every operation with the contract\'s example', async () => {
+    assert.equal((await sdk.validateCredentials()).data?.name, 'provisioning');
+    assert.equal((await sdk.getUsers()).data?.users[0]?.username, 'alice@example.com');
+    assert.equal((await sdk.getUser({ target_user: { user_id } })).data?.user.user_id, user_id);
+    assert.equal((await sdk.createUser({ target_user: { username: 'alice@example.com' } })).data?.user.username, 'alice@example.com');
+    assert.equal((await sdk.updateUser({ target_user: { user_id, first_name: 'Alice' } })).data?.user.first_name, 'Alice');
+    assert.deepEqual((await sdk.deleteUser({ target_user: { user_id } })).data, {});
+    assert.deepEqual(
+      (await sdk.getGroups()).data?.groups.map((group) => group.name),
+      ['All Users', 'Engineering'],
+    );
+    assert.deepEqual((await sdk.addUserGroup({ target_user: { user_id }, target_group })).data, {});
+    assert.deepEqual((await sdk.removeUserGroup({ target_user: { user_id }, target_group })).data, {});
+  });
+
+  it('refuses a weak password with the contract\'s 400 weak_password', async () => {
+    const result = await sdk.updateUser({ target_user: { user_id, password: 'weak' } });
+    assert.equal(result.response?.status, 400);
+    assert.equal(result.error?.code, 'weak_password');
+    assert.match(result.error?.error_message ?? '', /^Password must/);
+  });
+});
