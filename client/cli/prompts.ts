@@ -18,8 +18,9 @@ export async function passwordFromStdin(): Promise<string> {
 
 export async function passwordFromPrompt(): Promise<string> {
   if (!process.stdin.isTTY) throw new CliError('--prompt-password needs a terminal; use --password-stdin instead');
-  const first = await password({ message: 'New password:', mask: '*' });
-  const again = await password({ message: 'Repeat it:', mask: '*' });
+  // Prompts go to stderr, so that stdout holds only the result (e.g. --json).
+  const first = await password({ message: 'New password:', mask: '*' }, { output: process.stderr });
+  const again = await password({ message: 'Repeat it:', mask: '*' }, { output: process.stderr });
   if (first !== again) throw new CliError('the two passwords differ');
   return first;
 }
