@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadSampleConfig } from './config.js';
+import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { runScript, startScript } from './testing/run.js';
 
 interface Started {
@@ -52,8 +53,10 @@ describe('npm start', () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it('prints a working all-permission key on first start only, and stops cleanly on SIGTERM and SIGINT', async () => {
-    const env = { DATABASE_URL: `sqlite:${join(directory, 'data', 'workspace.db')}` };
+  it(`prints a working all-permission key on first start only, and stops cleanly on SIGTERM and SIGINT (${TEST_STORE})`, async (t) => {
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const env = { DATABASE_URL: database.url };
     const first = await start(env);
     const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(first.stdout());
     assert.ok(printed, `no key printed:\n${first.stdout()}`);

@@ -8,7 +8,7 @@ import { createFirstApiKey } from './auth/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { serve } from './http/lifecycle.js';
 import { createLogger } from './logger.js';
-import { openStore, UnsupportedDatabaseError } from './store/open-store.js';
+import { openStore, StoreOpenError } from './store/open-store.js';
 
 function announceFirstKey(apiKey: string, secret: string): void {
   // Printed, not logged: the log never holds a secret, and this one must be seen once.
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const expected = error instanceof ConfigError || error instanceof UnsupportedDatabaseError;
+  const expected = error instanceof ConfigError || error instanceof StoreOpenError;
   process.stderr.write(`workspace-user-api: cannot start: ${expected ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
   process.exit(1);
 });

@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PERMISSIONS } from '../contract.js';
+import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { runScript } from '../testing/run.js';
 import { startTestService } from '../testing/service.js';
 
 describe('npm run admin', () => {
-  let directory: string;
-  let databasePath: string;
-  const admin = (...args: string[]) => runScript('server/admin/cli.ts', args, { DATABASE_URL: `sqlite:${databasePath}` });
+  let database: TestDatabase;
+  const admin = (...args: string[]) => runScript('server/admin/cli.ts', args, { DATABASE_URL: database.url });
 
   before(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'workspace-admin-'));
-    databasePath = join(directory, 'workspace.db');
+    database = await createTestDatabase();
   });
-  after(() => rm(directory, { recursive: true, force: true }));
+  after(() => database.drop());
 
   it('create-key prints a key as JSON that the service accepts, with just the permissions asked for', async () => {
     const run = await admin('create-key', '--name', 'hr-sync', '--permissions', 'users_view,groups_view', '--expires', '2099-12-31');
@@ -27,7 +23,7 @@ describe('npm run admin', () => {
     assert.deepEqual(key.permissions, ['users_view', 'groups_view']);
     assert.equal(key.expires, '2099-12-31T00:00:00.000Z');
 
-    const service = await startTestService({ databasePath });
+    const service = await startTestService({ databaseUrl: database.url });
     try {
       const credentials = { api_key: key.api_key, api_key_secret: key.api_key_secret };
       const checked = await service.call('validate_credentials', credentials);
@@ -79,7 +75,7 @@ describe('npm run admin', () => {
     const run = await admin('revoke-key', key.api_key);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).api_key, key.api_key);
-    const service = await startTestService({ databasePath });
+    const service = await startTestService({ databaseUrl: database.url });
     try {
       assert.equal((await service.call('validate_credentials', { api_key: key.api_key, api_key_secret: key.api_key_secret })).status, 401);
     } finally {

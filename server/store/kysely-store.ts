@@ -23,6 +23,12 @@ export interface Flavour {
   bool(value: boolean): number | boolean;
   /** Whether an error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * Makes concurrent transactions that call it run one at a time, where the
+   * database would otherwise let them interleave (PostgreSQL; SQLite has a
+   * single writer already).
+   */
+  serialize(trx: Transaction<Database>, name: string): Promise<void>;
 }
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -182,6 +188,8 @@ export class KyselyStore implements Store {
 
   async insertFirstApiKey(key: ApiKeyRecord): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      // Several instances may start on an empty database at once; exactly one creates the key.
+      await this.flavour.serialize(trx, 'first-api-key');
       if (await trx.selectFrom('api_keys').select('api_key').limit(1).executeTakeFirst()) return false;
       await trx.insertInto('api_keys').values(this.#apiKeyRow(key)).execute();
       return true;

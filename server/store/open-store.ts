@@ -1,30 +1,59 @@
 /**
  * Opens the store named by DATABASE_URL and brings its schema up to date.
- *   sqlite:<path>    an embedded SQLite file (the default: sqlite:data/workspace.db)
- *   sqlite::memory:  a private in-memory database, gone when the process ends
+ *   sqlite:<path>            an embedded SQLite file (the default: sqlite:data/workspace.db)
+ *   sqlite::memory:          a private in-memory database, gone when the process ends
+ *   postgres://user@host/db  PostgreSQL, which several instances can share
  */
 import { resolve } from 'node:path';
 import { SqliteError } from 'better-sqlite3';
-import { KyselyStore } from './kysely-store.js';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { KyselyStore, type Flavour } from './kysely-store.js';
 import { migrateToLatest } from './migrations.js';
+import { isPostgresUrl, migratePostgres, openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 
-export class UnsupportedDatabaseError extends Error {}
+export class StoreOpenError extends Error {}
 
-const sqliteFlavour = {
-  bool: (value: boolean) => (value ? 1 : 0),
-  isUniqueViolation: (error: unknown) =>
+const sqliteFlavour: Flavour = {
+  bool: (value) => (value ? 1 : 0),
+  isUniqueViolation: (error) =>
     error instanceof SqliteError && (error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
+  // One connection, and SQLite lets one writer in at a time.
+  serialize: async () => {},
 };
 
+const postgresFlavour: Flavour = {
+  bool: (value) => value,
+  isUniqueViolation: (error) => error instanceof pg.DatabaseError && error.code === '23505',
+  serialize: async (trx, name) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+  },
+};
+
+/** A URL fit for messages and logs: any password replaced. */
+export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+
+async function openPostgresStore(url: string): Promise<KyselyStore> {
+  const store = new KyselyStore(openPostgres(url), postgresFlavour);
+  try {
+    await migratePostgres(url, store.db);
+  } catch (error) {
+    await store.close();
+    throw new StoreOpenError(`cannot open ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
+  }
+  return store;
+}
+
 export async function openStore(databaseUrl: string): Promise<KyselyStore> {
+  if (isPostgresUrl(databaseUrl)) return openPostgresStore(databaseUrl);
   if (!databaseUrl.startsWith('sqlite:')) {
-    throw new UnsupportedDatabaseError(
-      `DATABASE_URL must be sqlite:<path> (for example sqlite:data/workspace.db), not "${databaseUrl.replace(/\/\/[^@/]*@/, '//***@')}"`,
+    throw new StoreOpenError(
+      `DATABASE_URL must be sqlite:<path> (for example sqlite:data/workspace.db) or postgres://…, not "${redactUrl(databaseUrl)}"`,
     );
   }
   const path = databaseUrl.slice('sqlite:'.length);
-  if (path === '') throw new UnsupportedDatabaseError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
+  if (path === '') throw new StoreOpenError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
   const store = new KyselyStore(openSqlite(path === ':memory:' ? path : resolve(path)), sqliteFlavour);
   try {
     await migrateToLatest(store.db);

@@ -1,13 +1,11 @@
 /**
  * Starts the real workspace app in-process on a random port, over a fresh
- * SQLite file, with response validation on and the log captured in memory.
+ * database (SQLite, or PostgreSQL under scripts/with-postgres.ts), with
+ * response validation on and the log captured in memory.
  * Each call gets its own database: tests share no mutable fixtures.
  */
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp } from '../app.js';
 import { issueApiKey } from '../auth/api-keys.js';
@@ -17,6 +15,7 @@ import { createLogger } from '../logger.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 import { openStore } from '../store/open-store.js';
 import type { Store, User } from '../store/store.js';
+import { createTestDatabase } from './database.js';
 
 export interface Credentials {
   api_key: string;
@@ -33,8 +32,8 @@ export interface Answer {
 
 export interface TestServiceOptions {
   authThrottle?: AuthThrottleConfig;
-  /** Serve this existing database file instead of a fresh one (which close() then leaves in place). */
-  databasePath?: string;
+  /** Serve this existing database instead of a fresh one (which close() then leaves in place). */
+  databaseUrl?: string;
   /** Replace the store the app sees, e.g. with one that fails. */
   wrapStore?: (store: Store) => Store;
 }
@@ -42,7 +41,7 @@ export interface TestServiceOptions {
 export interface TestService {
   baseUrl: string;
   store: KyselyStore;
-  databasePath: string;
+  databaseUrl: string;
   /** A key with every permission. */
   admin: Credentials;
   /** Everything the service logged so far, as text. */
@@ -60,9 +59,9 @@ export interface TestService {
 let usernames = 0;
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const directory = options.databasePath ? undefined : await mkdtemp(join(tmpdir(), 'workspace-test-'));
-  const databasePath = options.databasePath ?? join(directory!, 'workspace.db');
-  const store = await openStore(`sqlite:${databasePath}`);
+  const database = options.databaseUrl ? undefined : await createTestDatabase();
+  const databaseUrl = options.databaseUrl ?? database!.url;
+  const store = await openStore(databaseUrl);
   let logText = '';
   const logSink = new Writable({
     write(chunk, _encoding, done) {
@@ -107,7 +106,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   return {
     baseUrl,
     store,
-    databasePath,
+    databaseUrl,
     admin,
     logs: () => logText,
     call,
@@ -123,7 +122,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await store.close();
-      if (directory) await rm(directory, { recursive: true, force: true });
+      await database?.drop();
     },
   };
 }

@@ -1,0 +1,50 @@
+/**
+ * What only PostgreSQL has to get right: several instances starting at once
+ * on one empty database. Run by `npm run test:postgres` (a throwaway cluster).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { createFirstApiKey } from '../auth/first-key.js';
+import { createTestDatabase, type TestDatabase } from '../testing/database.js';
+import { openStore } from './open-store.js';
+
+describe('PostgreSQL: instances starting together', () => {
+  let database: TestDatabase;
+  before(async () => {
+    assert.ok(process.env.TEST_POSTGRES_URL, 'run through scripts/with-postgres.ts (npm run test:postgres)');
+    database = await createTestDatabase();
+  });
+  after(() => database?.drop());
+
+  it('migrate an empty database once, whatever the interleaving, and again changes nothing', async () => {
+    const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
+    try {
+      const applied = await stores[0]!.db.selectFrom('kysely_migration' as never).selectAll().execute();
+      assert.equal(applied.length, 1);
+      assert.deepEqual(
+        (await stores[0]!.listGroups()).map((group) => group.name),
+        ['All Users'],
+      );
+      const { rows } = await sql<{ data_type: string }>`
+        select data_type from information_schema.columns where table_name = 'users' and column_name = 'locked'`.execute(stores[0]!.db);
+      assert.equal(rows[0]?.data_type, 'boolean');
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+    const reopened = await openStore(database.url);
+    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, 1);
+    await reopened.close();
+  });
+
+  it('create exactly one first API key', async () => {
+    const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
+    try {
+      const created = await Promise.all(stores.map((store) => createFirstApiKey(store)));
+      assert.equal(created.filter(Boolean).length, 1);
+      assert.equal((await stores[0]!.listApiKeys()).length, 1);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
