@@ -1,0 +1,54 @@
+/**
+ * The service as a real process (`npm start`'s entry point) on a free port,
+ * for tests that signal or kill it.
+ */
+import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
+import { startScript } from './run.js';
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  stdout(): string;
+  /** The key printed on a first start, when there was one. */
+  printedKey(): { api_key: string; api_key_secret: string } | undefined;
+  /** Sends the signal and resolves with the exit code (null when killed by a signal). */
+  stop(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startServiceProcess(env: Record<string, string>, script = 'server/main.ts'): Promise<ServiceProcess> {
+  const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env });
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stdout += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // A child left running would keep the test process alive: it goes with the failure.
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start within 20 s:\n${stdout}`));
+    }, 20_000);
+    child.stdout!.on('data', () => {
+      const match = /"url":"(http:\/\/[^"]+)".*listening/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${stdout}`)));
+  });
+  return {
+    url,
+    child,
+    stdout: () => stdout,
+    printedKey() {
+      const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(stdout);
+      return printed ? JSON.parse(printed[0]) : undefined;
+    },
+    async stop(signal) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
