@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openStore } from './open-store.js';
-import { openSqliteConnection } from './sqlite.js';
+import { openSqliteConnection, withStatementCache } from './sqlite.js';
 
 describe('SQLite storage', () => {
   let directory: string;
@@ -41,7 +41,7 @@ describe('SQLite storage', () => {
         'the system group is created once',
       );
       const applied = await again.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, 1);
+      assert.equal(applied.length, 2, 'each migration recorded once');
       await again.close();
     }
   });
@@ -62,6 +62,19 @@ describe('SQLite storage', () => {
       assert.equal(connection.pragma('busy_timeout', { simple: true }), 5000);
       connection.close();
     }
+  });
+
+  it('reuses prepared statements, keeping only the most recent', () => {
+    const connection = withStatementCache(openSqliteConnection(join(directory, 'cache.db')), 2);
+    const first = connection.prepare('select 1');
+    assert.equal(connection.prepare('select 1'), first, 'the same SQL gets the same statement');
+    connection.prepare('select 2');
+    connection.prepare('select 1'); // now the most recent
+    connection.prepare('select 3'); // evicts "select 2", the least recent
+    assert.equal(connection.cachedStatements, 2);
+    assert.equal(connection.prepare('select 1'), first);
+    assert.deepEqual(connection.prepare('select 1 as one').all(), [{ one: 1 }]);
+    connection.close();
   });
 
   it('sets synchronous=FULL on the connection the store uses', async () => {

@@ -71,6 +71,12 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_username_sort_index': {
+    // Listing by username (the default) pages through this index without reading the rows it skips.
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('users_username_user_id_idx').on('users').columns(['username', 'user_id']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -21,7 +21,7 @@ describe('PostgreSQL: instances starting together', () => {
     const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
     try {
       const applied = await stores[0]!.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, 1);
+      assert.equal(applied.length, 2);
       assert.deepEqual(
         (await stores[0]!.listGroups()).map((group) => group.name),
         ['All Users'],
@@ -33,7 +33,7 @@ describe('PostgreSQL: instances starting together', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
     const reopened = await openStore(database.url);
-    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, 1);
+    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, 2);
     await reopened.close();
   });
 

@@ -1,0 +1,33 @@
+/**
+ * A smoke of `npm run bench`: every scenario runs (for one second) and the
+ * JSON it writes holds the figures the reference run reports. The figures
+ * themselves are not judged here: timing on a shared machine is the bench's
+ * job, not a test's.
+ */
+import assert from 'node:assert/strict';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runScript } from '../server/testing/run.js';
+
+describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
+  it('runs every scenario and writes the figures as JSON', async () => {
+    const out = join(tmpdir(), `bench-smoke-${process.pid}.json`);
+    try {
+      const run = await runScript('scripts/bench.ts', ['--quick', '--out', out], { BENCH_DURATION_S: '1' });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /\(a\) baseline/);
+      assert.match(run.stdout, /start to first 200/);
+      const figures = JSON.parse(await readFile(out, 'utf8'));
+      for (const key of ['baseline_rps', 'update_user_rps', 'update_user_p99_ms', 'ratio_update_vs_baseline', 'get_users_p99_ms', 'startup_ms', 'rss_after_mb']) {
+        assert.equal(typeof figures[key], 'number', key);
+      }
+      assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
+      assert.equal(figures.errors, 0, 'no request failed');
+      assert.equal(figures.scenarios.length, 8);
+    } finally {
+      await rm(out, { force: true });
+    }
+  });
+});

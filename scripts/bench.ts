@@ -1,0 +1,208 @@
+/**
+ * `npm run bench`: the service's speed side by side with a baseline measured
+ * in the same run, on this machine (autocannon over loopback; every server
+ * in a process of its own, the load in this one).
+ *
+ *   npm run bench                       the reference run (10 s per scenario)
+ *   npm run bench -- --quick            every scenario in well under 45 s
+ *   npm run bench -- --out bench.json   also write the figures as JSON
+ *
+ * Scenarios: (a) baseline, bare express answering a fixed user; (b) update_user
+ * without a password on 10,000 users; (c) get_users, a page of 100 from
+ * 100,000 users; (d) update_user with a password change, and get_user's p99
+ * during that burst; (e) the Prism mock answering update_user; (f) the sample
+ * server's /api/data; (g) time from process start to the first 200.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import Table from 'cli-table3';
+import { seedUsers } from './bench/seed.js';
+import { startPrism } from './mock.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const outIndex = process.argv.indexOf('--out');
+const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
+const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
+const CONNECTIONS = 50;
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Running {
+  url: string;
+  child: ChildProcess;
+  startedAt: number;
+  readyAt: number;
+  stop(): Promise<void>;
+}
+
+/** Starts a server script and waits for its first 200 on `probe`. */
+async function startServer(script: string, env: Record<string, string>, probe: (url: string) => Promise<Response>): Promise<Running> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      if ((await probe(url)).status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() - startedAt > 30_000) throw new Error(`${script} did not answer within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return {
+    url,
+    child,
+    startedAt,
+    readyAt: performance.now(),
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+const healthz = (url: string) => fetch(`${url}/healthz`);
+
+function rssMegabytes(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function load(name: string, options: autocannon.Options): Promise<Measured> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** A POST whose body is built afresh for every request. */
+function posting(path: string, body: () => unknown): autocannon.Options['requests'] {
+  return [{ method: 'POST', path, headers: { 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: JSON.stringify(body()) }) }];
+}
+
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
+
+async function main(): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'workspace-bench-'));
+  const results: Measured[] = [];
+  const figures: Record<string, number> = {};
+  try {
+    process.stderr.write(`seeding 10,000 and 100,000 users; ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
+    const small = await seedUsers(join(directory, 'users-10k.db'), 10_000);
+    const large = await seedUsers(join(directory, 'users-100k.db'), 100_000);
+    const updateBody = (ids: string[], credentials: object) => () => ({ ...credentials, target_user: { user_id: pick(ids), organization: `org-${Math.random().toString(36).slice(2, 8)}` } });
+
+    // (a) The baseline.
+    const baseline = await startServer('scripts/bench/baseline-server.ts', {}, (url) => fetch(`${url}/api/public/update_user`, { method: 'POST' }));
+    results.push(await load('(a) baseline: bare express', { url: baseline.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    await baseline.stop();
+
+    // (b) update_user, full validation and a durable commit, on 10,000 users.
+    const service = await startServer('server/main.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const rssBefore = rssMegabytes(service.child);
+    results.push(await load('(b) update_user, 10k users', { url: service.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    figures.rss_before_mb = rssBefore;
+    figures.rss_after_mb = rssMegabytes(service.child);
+
+    // (d) Password changes (argon2id) and, at the same time, other requests' p99.
+    const getUser = () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds) } });
+    const alone = await load('    get_user alone', { url: service.url, connections: 10, requests: posting('/api/public/get_user', getUser) });
+    const [hashing, during] = await Promise.all([
+      load('(d) update_user with password', {
+        url: service.url,
+        connections: 10,
+        requests: posting('/api/public/update_user', () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds), password: `Bench-Pass-${Math.random()}` } })),
+      }),
+      load('    get_user during the burst', { url: service.url, connections: 10, requests: posting('/api/public/get_user', getUser) }),
+    ]);
+    results.push(hashing, alone, during);
+    await service.stop();
+
+    // (c) A page of 100 from 100,000 users.
+    const big = await startServer('server/main.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, healthz);
+    results.push(
+      await load('(c) get_users, 100 of 100k', {
+        url: big.url,
+        requests: posting('/api/public/get_users', () => ({ ...large.credentials, page: 1 + Math.floor(Math.random() * 1000), page_size: 100, sort_by: 'last_name' })),
+      }),
+    );
+    await big.stop();
+
+    // (e) The Prism mock.
+    const mock = await startPrism('workspace', await freePort());
+    results.push(await load('(e) Prism mock, update_user', { url: mock.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    await mock.stop();
+
+    // (f) The sample server.
+    const sample = await startServer('server/sample/main.ts', {}, (url) => fetch(`${url}/api/data`));
+    results.push(await load('(f) sample /api/data', { url: `${sample.url}/api/data` }));
+    await sample.stop();
+
+    // (g) From process start to the first 200, on a fresh database.
+    const cold = await startServer('server/main.ts', { DATABASE_URL: `sqlite:${join(directory, 'fresh.db')}` }, healthz);
+    figures.startup_ms = Math.round(cold.readyAt - cold.startedAt);
+    await cold.stop();
+
+    const [a, b, d, , dDuring, c] = results as [Measured, Measured, Measured, Measured, Measured, Measured];
+    Object.assign(figures, {
+      baseline_rps: a.rps,
+      update_user_rps: b.rps,
+      update_user_p50_ms: b.p50,
+      update_user_p99_ms: b.p99,
+      ratio_update_vs_baseline: Number((b.rps / a.rps).toFixed(3)),
+      get_users_rps: c.rps,
+      get_users_p99_ms: c.p99,
+      password_update_rps: d.rps,
+      get_user_p99_alone_ms: alone.p99,
+      get_user_p99_during_password_burst_ms: dDuring.p99,
+      mock_update_user_rps: results[6]!.rps,
+      sample_data_rps: results[7]!.rps,
+      errors: results.reduce((sum, result) => sum + result.errors, 0),
+    });
+
+    const table = new Table({ head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'errors'], style: { head: [], border: [], compact: true } });
+    for (const result of results) {
+      table.push([result.name, String(result.rps), String(result.p50), String(result.p99), (result.rps / a.rps).toFixed(2), String(result.errors)]);
+    }
+    process.stdout.write(`${table.toString()}\n`);
+    process.stdout.write(
+      `(g) start to first 200: ${figures.startup_ms} ms    service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after\n`,
+    );
+    if (outFile) await writeFile(outFile, `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, ...figures, scenarios: results }, null, 2)}\n`);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+await main();

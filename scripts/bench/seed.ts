@@ -1,0 +1,41 @@
+/**
+ * Fills a SQLite database with users for the benchmark: the real migrations
+ * through openStore, then one bulk transaction (going through the API would
+ * spend the whole run on fsyncs).
+ */
+import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
+import { issueApiKey } from '../../server/auth/api-keys.js';
+import { PERMISSIONS } from '../../server/contract.js';
+import { openStore } from '../../server/store/open-store.js';
+
+export interface SeededDatabase {
+  userIds: string[];
+  credentials: { api_key: string; api_key_secret: string };
+}
+
+export async function seedUsers(path: string, count: number): Promise<SeededDatabase> {
+  const store = await openStore(`sqlite:${path}`);
+  const key = issueApiKey('benchmark', PERMISSIONS, null);
+  await store.insertApiKey(key.record);
+  const allUsers = (await store.listGroups())[0]!.group_id;
+  await store.close();
+
+  const database = new BetterSqlite3(path);
+  const userIds: string[] = [];
+  const insertUser = database.prepare(
+    `insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, realm, password_hash, created)
+     values (?, ?, ?, ?, '', '', 0, 0, 'local', null, ?)`,
+  );
+  const insertMembership = database.prepare('insert into user_groups (user_id, group_id) values (?, ?)');
+  database.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const userId = randomBytes(16).toString('hex');
+      userIds.push(userId);
+      insertUser.run(userId, `user${i}@example.com`, `First${i % 1000}`, `Last${i % 997}`, new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString());
+      insertMembership.run(userId, allUsers);
+    }
+  })();
+  database.close();
+  return { userIds, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+}
