@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '../server/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { createWorkspaceClient, pathOf, type WorkspaceClient } from './index.js';
-
-/** The address of a port that was free a moment ago, so nothing listens there. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('the TypeScript SDK against the real service', () => {
   let service: TestService;
@@ -117,7 +106,7 @@ describe('the TypeScript SDK against the real service', () => {
       process.env = saved;
     }
 
-    const closedUrl = await closedPortUrl();
+    const closedUrl = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await createWorkspaceClient({ baseUrl: closedUrl, ...service.admin }).getGroups();
     assert.equal(unreachable.error?.code, 'network_error');
     assert.equal(unreachable.error?.error_message, `Cannot reach the workspace service at ${closedUrl}: ECONNREFUSED`);

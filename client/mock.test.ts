@@ -4,20 +4,10 @@
  * example, and a request that breaks the contract gets the contract's 400.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startPrism, type RunningMock } from '../scripts/mock.js';
+import { freePort } from '../server/testing/ports.js';
 import { createWorkspaceClient, type WorkspaceClient } from './index.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
   let mock: RunningMock;

@@ -1,45 +1,12 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
-import { runScript, startScript } from './testing/run.js';
-
-interface Started {
-  url: string;
-  stdout: () => string;
-  stop: (signal: NodeJS.Signals) => Promise<number | null>;
-}
-
-/** Starts an entry point (`npm start`'s by default) on a free port and waits until it listens. */
-async function start(env: Record<string, string>, script = 'server/main.ts'): Promise<Started> {
-  const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env });
-  let stdout = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${stdout}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const match = /"url":"(http:\/\/[^"]+)".*listening/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the service exited with ${code}:\n${stdout}`)));
-  });
-  return {
-    url,
-    stdout: () => stdout,
-    async stop(signal) {
-      child.kill(signal);
-      const [code] = await once(child, 'exit');
-      return code as number | null;
-    },
-  };
-}
+import { startServiceProcess } from './testing/process.js';
+import { runScript } from './testing/run.js';
 
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -57,7 +24,7 @@ describe('npm start', () => {
     const database = await createTestDatabase();
     t.after(() => database.drop());
     const env = { DATABASE_URL: database.url };
-    const first = await start(env);
+    const first = await startServiceProcess(env);
     const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(first.stdout());
     assert.ok(printed, `no key printed:\n${first.stdout()}`);
     const key = JSON.parse(printed[0]);
@@ -74,7 +41,7 @@ describe('npm start', () => {
     assert.equal(await first.stop('SIGTERM'), 0);
     assert.match(first.stdout(), /"msg":"stopped"/);
 
-    const second = await start(env);
+    const second = await startServiceProcess(env);
     assert.doesNotMatch(second.stdout(), /api_key_secret/, 'a second start prints no new key');
     const stillThere = await post(`${second.url}/api/public/get_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(stillThere.status, 200);
@@ -98,7 +65,7 @@ describe('npm start', () => {
 
 describe('npm run sample', () => {
   it('serves the sample data on the port asked for and stops cleanly on SIGTERM', async () => {
-    const sample = await start({}, 'server/sample/main.ts');
+    const sample = await startServiceProcess({}, 'server/sample/main.ts');
     assert.match(sample.stdout(), /sample data server listening/);
     const response = await fetch(`${sample.url}/api/data`, { headers: { Origin: 'http://example.test' } });
     assert.equal(response.status, 200);
