@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { createFirstApiKey } from '../auth/first-key.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { openStore } from './open-store.js';
@@ -35,6 +36,25 @@ describe('PostgreSQL: instances starting together', () => {
     const reopened = await openStore(database.url);
     assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, 2);
     await reopened.close();
+  });
+
+  it('survive the server ending their idle connections (a restart, an administrator)', async () => {
+    const store = await openStore(database.url);
+    try {
+      await Promise.all([store.ping(), store.ping(), store.ping()]); // several idle connections in the pool
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      const { rowCount } = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+      await admin.end();
+      assert.ok((rowCount ?? 0) > 0, 'idle connections were ended');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // let the pool see them go
+      await store.ping();
+      assert.ok((await store.listGroups()).length > 0, 'the store answers on fresh connections');
+    } finally {
+      await store.close();
+    }
   });
 
   it('create exactly one first API key', async () => {

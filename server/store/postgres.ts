@@ -15,6 +15,9 @@ const POOL_SIZE = 10;
 
 export function openPostgres(url: string): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
+  // An idle connection the server ends (a restart, an administrator) leaves the pool, which opens
+  // another when one is needed. Without a listener, pg would throw that error out of the process.
+  pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
