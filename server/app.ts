@@ -9,10 +9,11 @@ import { AuthThrottle } from './auth/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import { OPERATIONS, WORKSPACE_CONTRACT_PATH } from './contract.js';
 import { createHandlers } from './handlers/index.js';
-import type { JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
+import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
   validateResponses: boolean;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];
+  /** The handlers to route to; default the service's own. The contract gate swaps in faulty ones to prove it notices. */
+  handlers?: Handlers;
 }
 
 /** Answers hold user records: no caching anywhere, and no content sniffing. */
@@ -34,7 +37,7 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function createApp({ store, logger, validateResponses, authThrottle, trustProxy = false }: AppOptions): Express {
+export function createApp({ store, logger, validateResponses, authThrottle, trustProxy = false, handlers = createHandlers({ store }) }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -53,7 +56,6 @@ export function createApp({ store, logger, validateResponses, authThrottle, trus
     }),
   );
   // 3. One route per operation of the contract, behind its permission.
-  const handlers = createHandlers({ store });
   const throttle = new AuthThrottle(authThrottle);
   for (const operation of OPERATIONS) {
     const { operationId } = operation;
@@ -64,7 +66,7 @@ export function createApp({ store, logger, validateResponses, authThrottle, trus
             const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
             res.status(200).json(await handler(req.body, { key: res.locals.apiKey, log: req.log }));
           };
-    app[operation.method](operation.path, authenticate(operation.permission, store, throttle), route);
+    app[operation.method](operation.path, refuseUndeclaredQuery(operation), authenticate(operation.permission, store, throttle), route);
   }
   // 4. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);

@@ -20,6 +20,8 @@ export interface ContractOperation {
   permission: RequiredPermission;
   /** Whether the request may carry `target_user.password`, which the password policy governs. */
   takesPassword: boolean;
+  /** The query parameters the operation declares (none, so far). */
+  queryParameters: string[];
 }
 
 export const WORKSPACE_CONTRACT_PATH = fileURLToPath(new URL('../generated/workspace/openapi.yaml', import.meta.url));
@@ -31,6 +33,7 @@ interface SchemaObject {
 
 interface OperationObject {
   operationId?: string;
+  parameters?: { name: string; in: string }[];
   'x-permission'?: string;
   requestBody?: { content: Record<string, { schema?: SchemaObject }> };
 }
@@ -76,5 +79,6 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.
       path,
       permission: requiredPermission(String(operation.operationId), operation['x-permission']),
       takesPassword: takesPassword(operation),
+      queryParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
     })),
 );

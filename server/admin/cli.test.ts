@@ -105,4 +105,49 @@ describe('npm run admin', () => {
       ['All Users', 'Engineering'],
     );
   });
+
+  it('create-key --permissions none makes a key that can check itself and do nothing else', async () => {
+    const run = await admin('create-key', '--name', 'monitor', '--permissions', 'none');
+    assert.equal(run.code, 0, run.stderr);
+    const key = JSON.parse(run.stdout);
+    assert.deepEqual(key.permissions, []);
+    const service = await startTestService({ databaseUrl: database.url });
+    try {
+      const credentials = { api_key: key.api_key, api_key_secret: key.api_key_secret };
+      assert.equal((await service.call('validate_credentials', credentials)).status, 200);
+      assert.equal((await service.call('get_groups', credentials)).status, 403);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('delete-group removes a group and its memberships, refuses the system group and an unknown id', async () => {
+    const group = JSON.parse((await admin('create-group', '--name', 'Contractors')).stdout);
+    const service = await startTestService({ databaseUrl: database.url });
+    try {
+      const user = await service.createUser();
+      const target = { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } };
+      assert.equal((await service.callAsAdmin('add_user_group', target)).status, 200);
+
+      const run = await admin('delete-group', group.group_id);
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual(JSON.parse(run.stdout), { group_id: group.group_id, deleted: true });
+      const after = await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } });
+      assert.deepEqual(
+        after.body.user.groups.map((entry: { name: string }) => entry.name),
+        ['All Users'],
+      );
+      assert.equal((await service.callAsAdmin('add_user_group', target)).status, 404);
+    } finally {
+      await service.close();
+    }
+
+    const again = await admin('delete-group', group.group_id);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no group/);
+    const system = (JSON.parse((await admin('list-groups', '--json')).stdout) as { group_id: string; is_system: boolean }[]).find((entry) => entry.is_system)!;
+    const refused = await admin('delete-group', system.group_id);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /system group/);
+  });
 });

@@ -20,10 +20,12 @@ class AdminError extends Error {}
 
 function parsePermissions(value: string): Permission[] {
   if (value.trim() === 'all') return [...PERMISSIONS];
+  // A key that can only check itself (validate_credentials): for monitoring.
+  if (value.trim() === 'none') return [];
   const names = value.split(',').map((name) => name.trim()).filter(Boolean);
   const unknown = names.filter((name) => !PERMISSIONS.includes(name as Permission));
   if (names.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`unknown permission ${unknown.join(', ') || '(none given)'}; use "all" or some of: ${PERMISSIONS.join(', ')}`);
+    throw new InvalidArgumentError(`unknown permission ${unknown.join(', ') || '(none given)'}; use "all", "none" or some of: ${PERMISSIONS.join(', ')}`);
   }
   return [...new Set(names as Permission[])];
 }
@@ -73,7 +75,7 @@ program
   .description('create an API key and print it, with its secret, as JSON (the secret is shown only this once)')
   .requiredOption('--name <name>', 'what the key is for, e.g. "hr-sync"')
   .addOption(
-    new Option('--permissions <list>', `"all" or a comma-separated list of: ${PERMISSIONS.join(', ')}`)
+    new Option('--permissions <list>', `"all", "none" or a comma-separated list of: ${PERMISSIONS.join(', ')}`)
       .default([...PERMISSIONS], 'all')
       .argParser(parsePermissions),
   )
@@ -131,6 +133,17 @@ program
       }
     });
     printJson(group);
+  });
+
+program
+  .command('delete-group')
+  .description('delete a group and its memberships (never the system group "All Users")')
+  .argument('<group_id>', 'the id of the group')
+  .action(async (groupId: string) => {
+    const outcome = await withStore((store) => store.deleteGroup(groupId));
+    if (outcome === 'no_group') throw new AdminError(`no group ${groupId}`);
+    if (outcome === 'system_group') throw new AdminError(`${groupId} is a system group and cannot be deleted`);
+    printJson({ group_id: groupId, deleted: true });
   });
 
 program

@@ -162,6 +162,17 @@ export class KyselyStore implements Store {
     return { ...group, is_system: false };
   }
 
+  async deleteGroup(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'> {
+    return this.db.transaction().execute(async (trx) => {
+      const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirst();
+      if (!group) return 'no_group';
+      if (group.is_system) return 'system_group';
+      // Memberships go with it (ON DELETE CASCADE).
+      await trx.deleteFrom('groups').where('group_id', '=', groupId).execute();
+      return 'deleted';
+    });
+  }
+
   async addUserToGroup(userId: string, groupId: string): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
       const problem = await this.#membershipProblem(trx, userId, groupId);

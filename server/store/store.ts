@@ -57,6 +57,8 @@ export interface Store {
   listGroups(): Promise<Group[]>;
   /** Throws NameTakenError. */
   createGroup(group: { group_id: string; name: string }): Promise<Group>;
+  /** Deletes a group and its memberships; the system group cannot be deleted. */
+  deleteGroup(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'>;
   addUserToGroup(userId: string, groupId: string): Promise<MembershipChange>;
   removeUserFromGroup(userId: string, groupId: string): Promise<MembershipChange>;
 

@@ -1,0 +1,171 @@
+/**
+ * fast-check arbitraries read from a request schema: values the schema
+ * accepts, and values it refuses (a valid value with one thing broken). The
+ * fuzz filters both through Ajv, so a generator mistake shows up as a filter
+ * that rejects too much, never as a mislabelled request.
+ *
+ * Covers the JSON Schema this contract uses: objects (required,
+ * additionalProperties: false), strings (length, pattern, enum), integers
+ * (minimum, maximum), booleans and $ref.
+ */
+import fc from 'fast-check';
+import { resolveSchema, type Schema } from './contract-schemas.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * Values for some properties, by name, made from what the schema would give:
+ * real ids and credentials mixed in, so that requests get past lookups.
+ */
+export type Overrides = Record<string, (fromSchema: fc.Arbitrary<Json>) => fc.Arbitrary<Json>>;
+
+/** Strings of any kind: printable ASCII, and any Unicode code point. */
+const anyText = (constraints: { minLength?: number; maxLength?: number }) =>
+  fc.oneof(fc.string({ ...constraints, unit: 'grapheme-ascii' }), fc.string({ ...constraints, unit: 'binary' }));
+
+const codePoints = (text: string) => [...text].length;
+
+function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
+  if (schema.enum) return fc.constantFrom(...(schema.enum as string[]));
+  const minLength: number = schema.minLength ?? 0;
+  const maxLength: number = schema.maxLength ?? 300;
+  const fits = (text: string) => codePoints(text) >= minLength && codePoints(text) <= maxLength;
+  if (!schema.pattern) return anyText({ minLength, maxLength }).filter(fits);
+  const pattern = new RegExp(schema.pattern, 'u');
+  try {
+    return fc.stringMatching(pattern).filter(fits);
+  } catch {
+    // fast-check cannot generate from lookaheads (the password policy): draw
+    // text of the right length and keep what matches, which most long text does.
+    return fc
+      .tuple(anyText({ minLength, maxLength }), fc.constantFrom('A', 'Ä'), fc.constantFrom('z', 'ß'), fc.constantFrom('7', '0'), fc.constantFrom('!', ' ', '€'))
+      .map(([text, ...required]) => [...required, ...text].join(''))
+      .filter((text) => fits(text) && pattern.test(text));
+  }
+}
+
+/** Values `schema` accepts. */
+export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitrary<Json> {
+  const resolved = resolveSchema(schema);
+  if (resolved.enum) return fc.constantFrom(...(resolved.enum as Json[]));
+  // Ajv filters out values that match several variants.
+  if (resolved.oneOf) return fc.oneof(...(resolved.oneOf as Schema[]).map((variant) => validValue(variant, overrides)));
+  switch (resolved.type) {
+    case 'object': {
+      const properties = Object.entries<Schema>(resolved.properties ?? {});
+      const model = Object.fromEntries(
+        properties.map(([name, property]) => {
+          const fromSchema = validValue(property, overrides);
+          return [name, overrides[name]?.(fromSchema) ?? fromSchema];
+        }),
+      );
+      return fc.record(model, { requiredKeys: resolved.required ?? [] }) as fc.Arbitrary<Json>;
+    }
+    case 'string':
+      return stringArbitrary(resolved);
+    case 'integer':
+      return fc.integer({ min: resolved.minimum ?? -(2 ** 31), max: resolved.maximum ?? 2 ** 31 - 1 });
+    case 'boolean':
+      return fc.boolean();
+    default:
+      throw new Error(`the fuzz cannot generate ${JSON.stringify(resolved).slice(0, 120)}: extend contract-tests/gate/arbitraries.ts`);
+  }
+}
+
+/** One way to break a value: what to do, at which object path. */
+interface Breakage {
+  /** Property names from the root to the object changed. */
+  at: string[];
+  describe: string;
+  apply(object: Record<string, Json>): fc.Arbitrary<void>;
+}
+
+/** JSON values of every type but the ones listed. */
+function otherTypes(...types: string[]): fc.Arbitrary<Json> {
+  const all: Record<string, fc.Arbitrary<Json>> = {
+    string: fc.string({ maxLength: 12 }),
+    integer: fc.integer(),
+    number: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
+    boolean: fc.boolean(),
+    null: fc.constant(null),
+    array: fc.array(fc.integer(), { maxLength: 3 }),
+    object: fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+  };
+  if (types.includes('integer')) types.push('number');
+  return fc.oneof(...Object.entries(all).filter(([type]) => !types.includes(type)).map(([, arbitrary]) => arbitrary));
+}
+
+function propertyBreakages(name: string, property: Schema, at: string[]): Breakage[] {
+  const set = (describe: string, value: fc.Arbitrary<Json>): Breakage => ({
+    at,
+    describe: `${[...at, name].join('.')}: ${describe}`,
+    apply: (object) => value.map((broken) => void (object[name] = broken)),
+  });
+  const breakages = [set('a value of the wrong type', otherTypes(property.type))];
+  if (property.enum) breakages.push(set('a value outside the enum', fc.string({ maxLength: 12 }).filter((text) => !property.enum.includes(text))));
+  if (property.maxLength !== undefined) breakages.push(set('too long', fc.string({ minLength: property.maxLength + 1, maxLength: property.maxLength + 20, unit: 'grapheme-ascii' })));
+  if (property.minLength) breakages.push(set('too short', fc.string({ maxLength: property.minLength - 1 })));
+  if (property.pattern) {
+    const pattern = new RegExp(property.pattern, 'u');
+    breakages.push(set('not matching the pattern', anyText({ maxLength: Math.min(property.maxLength ?? 40, 40) }).filter((text) => !pattern.test(text))));
+  }
+  if (property.minimum !== undefined) breakages.push(set('below the minimum', fc.integer({ min: -(2 ** 40), max: property.minimum - 1 })));
+  if (property.maximum !== undefined) breakages.push(set('above the maximum', fc.integer({ min: property.maximum + 1, max: 2 ** 40 })));
+  return breakages;
+}
+
+/** Every way to break an object schema's values, down through its object properties. */
+function breakages(schema: Schema, at: string[] = []): Breakage[] {
+  const resolved = resolveSchema(schema);
+  if (resolved.oneOf) return (resolved.oneOf as Schema[]).flatMap((variant) => breakages(variant, at));
+  if (resolved.type !== 'object') return [];
+  const found: Breakage[] = [];
+  for (const name of resolved.required ?? []) {
+    found.push({ at, describe: `${[...at, name].join('.')}: missing`, apply: (object) => fc.constant(void delete object[name]) });
+  }
+  if (resolved.additionalProperties === false) {
+    const known = Object.keys(resolved.properties ?? {});
+    found.push({
+      at,
+      describe: `${at.join('.') || 'body'}: an unknown property`,
+      apply: (object) =>
+        fc
+          .tuple(fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !known.includes(name)), fc.jsonValue({ maxDepth: 1 }))
+          .map(([name, value]) => void (object[name] = value as Json)),
+    });
+  }
+  for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) {
+    const inner = resolveSchema(property);
+    found.push(...propertyBreakages(name, inner, at));
+    found.push(...breakages(inner, [...at, name]));
+  }
+  return found;
+}
+
+export interface InvalidValue {
+  /** What was broken, for the report. */
+  broken: string;
+  /** The JSON body; `raw` is sent instead when set. */
+  value: Json;
+  raw?: string;
+}
+
+/** Values `schema` refuses: a valid value with one thing broken, a body that is not an object, or text that is not JSON. */
+export function invalidValue(schema: Schema, overrides: Overrides = {}): fc.Arbitrary<InvalidValue> {
+  const valid = validValue(schema, overrides);
+  const sites = breakages(schema);
+  const brokenOnce = fc.tuple(valid, fc.constantFrom(...sites)).chain(([value, site]) => {
+    const copy = structuredClone(value) as Record<string, Json>;
+    let object: Record<string, Json> | undefined = copy;
+    for (const name of site.at) object = object?.[name] as Record<string, Json> | undefined;
+    // The object to break is optional and absent in this value: the value stays valid, and Ajv filters it out.
+    if (!object || typeof object !== 'object') return fc.constant({ broken: site.describe, value: copy });
+    return site.apply(object).map(() => ({ broken: site.describe, value: structuredClone(copy) }));
+  });
+  const notAnObject = otherTypes('object').map((value) => ({ broken: 'the body is not an object', value }));
+  const notJson = valid.map((value) => {
+    const text = JSON.stringify(value);
+    return { broken: 'the body is not JSON', value: null, raw: text.slice(0, Math.max(1, text.length - 2)) };
+  });
+  return fc.oneof({ arbitrary: brokenOnce, weight: 8 }, { arbitrary: notAnObject, weight: 1 }, { arbitrary: notJson, weight: 1 });
+}

@@ -1,0 +1,153 @@
+/**
+ * Dredd against the target: one transaction per declared status of every
+ * operation, read from the contract (its OpenAPI 3.0 down-conversion, which is
+ * what Dredd 14 parses).
+ *
+ * Dredd alone would prove little here: it sends the contract's one example per
+ * operation, and does not check OpenAPI 3 bodies against their schemas. So the
+ * hooks build each transaction's request from a recipe (recipes.ts) that makes
+ * the service give that status, drop Dredd's example-based body comparison, and
+ * check every answer against the contract's schema with Ajv instead.
+ */
+import { createRequire } from 'node:module';
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { OperationId } from '../../server/contract.js';
+import { CONTRACT_OPERATIONS, responseViolations, type OperationContract } from './contract-schemas.js';
+import { Fixtures, NotAvailable } from './fixtures.js';
+import { recipeFor } from './recipes.js';
+import type { CheckResult } from './report.js';
+import type { GateTarget } from './target.js';
+
+const require = createRequire(import.meta.url);
+const CONTRACT_3_0 = fileURLToPath(new URL('../../generated/workspace/openapi-3.0.yaml', import.meta.url));
+const HOOK_BRIDGE = fileURLToPath(new URL('./dredd-hooks.cjs', import.meta.url));
+const INSTALL_HOOKS = Symbol.for('workspace-user-api.contract-gate.installHooks');
+
+/** The parts of Dredd's transaction object the hooks touch. */
+interface Transaction {
+  name: string;
+  fullPath: string;
+  request: { method: string; uri: string; headers: Record<string, string>; body: string };
+  expected: { statusCode: string; headers?: Record<string, string>; body?: string };
+  real?: { statusCode: number; headers: Record<string, string>; body: string };
+  skip?: boolean;
+  fail?: string | boolean;
+}
+
+interface DreddHooks {
+  beforeEach(hook: (transaction: Transaction, done: () => void) => void): void;
+  afterEach(hook: (transaction: Transaction, done: () => void) => void): void;
+}
+
+interface DreddTest {
+  title: string;
+  message?: string;
+}
+
+interface DreddInstance {
+  run(callback: (error: Error | null, stats: { tests: number; failures: number; errors: number; passes: number; skipped: number }) => void): void;
+}
+
+type DreddConstructor = new (config: Record<string, unknown>) => DreddInstance;
+
+/** Dredd prints through two winston loggers of its own; the gate reports for itself. */
+function silenceDredd(): void {
+  for (const module of ['dredd/build/logger.js', 'dredd/build/reporters/reporterOutputLogger.js']) {
+    (require(module).default as { transports: { console: { silent: boolean } } }).transports.console.silent = true;
+  }
+}
+
+function operationOf(transaction: Transaction): OperationContract {
+  const path = transaction.request.uri.split('?')[0];
+  const method = transaction.request.method.toLowerCase();
+  const operation = CONTRACT_OPERATIONS.find((candidate) => candidate.path === path && candidate.method === method);
+  if (!operation) throw new Error(`Dredd made a transaction for ${method} ${path}, which the contract does not have`);
+  return operation;
+}
+
+const keyOf = (operationId: OperationId, status: number | string) => `${operationId} ${status}`;
+
+export async function runDredd(target: GateTarget): Promise<CheckResult> {
+  const fixtures = new Fixtures(target);
+  const failures: string[] = [];
+  const notAvailable: string[] = [];
+  const seen = new Set<string>();
+
+  const installHooks = (hooks: DreddHooks) => {
+    hooks.beforeEach((transaction, done) => {
+      void (async () => {
+        const operation = operationOf(transaction);
+        const status = Number(transaction.expected.statusCode);
+        seen.add(keyOf(operation.operationId, status));
+        // The schema check in afterEach replaces Dredd's: its body check only
+        // compares keys with the one example, and it wants the exact Content-Type.
+        delete transaction.expected.body;
+        transaction.expected.headers = {};
+        try {
+          const prepared = await recipeFor(operation.operationId, status, operation.method === 'get')(fixtures);
+          if (prepared.query) transaction.fullPath = `${transaction.fullPath}${prepared.query}`;
+          if (operation.method === 'post') {
+            transaction.request.body = prepared.rawBody ?? JSON.stringify(prepared.body);
+            transaction.request.headers['Content-Type'] = prepared.contentType ?? 'application/json';
+          }
+          Object.assign(transaction.request.headers, prepared.headers);
+        } catch (error) {
+          if (error instanceof NotAvailable) {
+            transaction.skip = true;
+            notAvailable.push(`${operation.operationId} ${status}: ${error.message}`);
+          } else {
+            transaction.fail = `could not prepare the request: ${(error as Error).message}`;
+          }
+        }
+      })().finally(done);
+    });
+
+    hooks.afterEach((transaction, done) => {
+      const operation = operationOf(transaction);
+      const real = transaction.real;
+      if (real) {
+        let body: unknown = real.body;
+        try {
+          body = JSON.parse(real.body);
+        } catch {
+          // Not JSON: responseViolations says so where JSON is declared.
+        }
+        if (operation.operationId === 'createUser' && real.statusCode === 200) fixtures.track((body as { user: { user_id: string } }).user.user_id);
+        const violations = responseViolations(operation, { status: real.statusCode, contentType: real.headers['content-type'] ?? null, body });
+        if (violations.length > 0) transaction.fail = violations.join('; ');
+      }
+      done();
+    });
+  };
+
+  (globalThis as Record<symbol, unknown>)[INSTALL_HOOKS] = installHooks;
+  silenceDredd();
+  const emitter = new EventEmitter();
+  emitter.on('test fail', (test: DreddTest) => failures.push(`${test.title}: ${test.message?.trim().replace(/\s+/g, ' ')}`));
+  emitter.on('test error', (error: Error, test: DreddTest) => failures.push(`${test.title}: ${error.message}`));
+
+  const Dredd = require('dredd') as DreddConstructor;
+  const dredd = new Dredd({ endpoint: target.baseUrl, path: [CONTRACT_3_0], hookfiles: [HOOK_BRIDGE], emitter, color: false, loglevel: 'silent' });
+  try {
+    const stats = await new Promise<{ tests: number; skipped: number; errors: number }>((resolve, reject) =>
+      dredd.run((error, result) => (error ? reject(error) : resolve(result))),
+    );
+    // Every declared status must have been a transaction: Dredd merges
+    // responses it considers equal, and a merged one would go unchecked.
+    for (const operation of CONTRACT_OPERATIONS) {
+      for (const { status } of operation.responses) {
+        if (!seen.has(keyOf(operation.operationId, status))) failures.push(`${operation.operationId} ${status}: Dredd made no transaction for this declared status`);
+      }
+    }
+    return {
+      name: 'dredd',
+      summary: `${stats.tests} transactions, ${stats.tests - stats.skipped - failures.length} passed, ${failures.length} failed, ${stats.skipped} not checked`,
+      failures,
+      notChecked: notAvailable,
+    };
+  } finally {
+    delete (globalThis as Record<symbol, unknown>)[INSTALL_HOOKS];
+    await fixtures.cleanup();
+  }
+}

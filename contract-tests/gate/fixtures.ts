@@ -1,0 +1,133 @@
+/**
+ * What the gate's requests need to exist (users, a group, a key without
+ * permissions, a tripped throttle, an armed fault), created on demand through
+ * the API or the target's provisioner, and removed again by cleanup().
+ */
+import { randomBytes } from 'node:crypto';
+import type { OperationId } from '../../server/contract.js';
+import type { Group, User } from '../../server/store/store.js';
+import { postJson } from './http.js';
+import type { Credentials, Fault, GateTarget } from './target.js';
+
+/** Thrown when the target cannot be brought to give a status (e.g. a 500 from a deployment). */
+export class NotAvailable extends Error {}
+
+export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+/** Documentation addresses (RFC 5737, TEST-NET-2): never a real client's. */
+const madeUpAddress = () => `198.51.100.${1 + Math.floor(Math.random() * 254)}`;
+
+export class Fixtures {
+  readonly #target: GateTarget;
+  readonly #run = randomHex(4);
+  #names = 0;
+  readonly #users = new Set<string>();
+  #group: Group | undefined;
+  #ownsGroup = false;
+  #limitedKey: Credentials | undefined;
+
+  constructor(target: GateTarget) {
+    this.#target = target;
+  }
+
+  get admin(): Credentials {
+    return this.#target.admin;
+  }
+
+  /** A username no one has. */
+  username(): string {
+    return `gate-${this.#run}-${++this.#names}@example.test`;
+  }
+
+  /** Calls an operation with the admin key; the fixture must come out, or the gate cannot go on. */
+  async call(operation: string, fields: Record<string, unknown>): Promise<any> {
+    const answer = await postJson(this.#target.baseUrl, `/api/public/${operation}`, { ...this.admin, ...fields });
+    if (answer.status !== 200) throw new Error(`fixture ${operation} failed: ${answer.status} ${answer.text.slice(0, 300)}`);
+    return answer.body;
+  }
+
+  /** Remembers a user the gate's own requests created, to delete it at the end. */
+  track(userId: string): void {
+    this.#users.add(userId);
+  }
+
+  async user(): Promise<User> {
+    const { user } = await this.call('create_user', { target_user: { username: this.username(), first_name: 'Gate', last_name: 'Fixture' } });
+    this.track(user.user_id);
+    return user;
+  }
+
+  async systemGroup(): Promise<Group> {
+    const { groups } = await this.call('get_groups', {});
+    return (groups as Group[]).find((group) => group.is_system)!;
+  }
+
+  /** A group users can join and leave: the gate's own, or else any the deployment has. */
+  async group(): Promise<Group> {
+    if (this.#group) return this.#group;
+    if (this.#target.provisioner) {
+      this.#group = await this.#target.provisioner.createGroup(`contract-gate-${this.#run}`);
+      this.#ownsGroup = true;
+      return this.#group;
+    }
+    const { groups } = await this.call('get_groups', {});
+    this.#group = (groups as Group[]).find((group) => !group.is_system);
+    if (!this.#group) throw new NotAvailable('the deployment has no group besides "All Users", and without its DATABASE_URL the gate cannot create one');
+    return this.#group;
+  }
+
+  async member(): Promise<{ user: User; group: Group }> {
+    const [user, group] = await Promise.all([this.user(), this.group()]);
+    await this.call('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } });
+    return { user, group };
+  }
+
+  /** A valid key with no permissions (it can only check itself). */
+  async limitedKey(): Promise<Credentials> {
+    if (this.#limitedKey) return this.#limitedKey;
+    if (!this.#target.provisioner) throw new NotAvailable('a key without permissions needs the admin CLI: give the deployment\'s DATABASE_URL');
+    this.#limitedKey = await this.#target.provisioner.createKey([]);
+    return this.#limitedKey;
+  }
+
+  /**
+   * Headers that make the service see a client whose failed-credential budget
+   * is used up; only where the service trusts the gate's X-Forwarded-For, since
+   * otherwise the gate would lock itself out.
+   */
+  async throttledClient(): Promise<Record<string, string>> {
+    if (!this.#target.trustsForwardedFor) {
+      throw new NotAvailable('tripping the throttle of a deployment would lock this address out for its whole window');
+    }
+    const headers = { 'X-Forwarded-For': madeUpAddress() };
+    const wrong = { api_key: this.admin.api_key, api_key_secret: `wrong-${randomHex(8)}` };
+    for (let attempt = 0; attempt < 1_000; attempt++) {
+      const answer = await postJson(this.#target.baseUrl, '/api/public/validate_credentials', wrong, headers);
+      if (answer.status === 429) return headers;
+      if (answer.status !== 401) throw new Error(`tripping the throttle: expected 401 or 429, got ${answer.status}`);
+    }
+    throw new Error('the throttle never tripped after 1000 failed credential checks');
+  }
+
+  /** Headers for a failed credential check that spends a made-up client's budget, not the gate's. */
+  failureClient(): Record<string, string> {
+    return this.#target.trustsForwardedFor ? { 'X-Forwarded-For': madeUpAddress() } : {};
+  }
+
+  arm(operationId: OperationId, fault: Fault): void {
+    if (!this.#target.faults) throw new NotAvailable(`a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's own service takes`);
+    this.#target.faults.arm(operationId, fault);
+  }
+
+  /** Deletes the users, the group and the key the gate created. */
+  async cleanup(): Promise<void> {
+    for (const user_id of this.#users) {
+      await postJson(this.#target.baseUrl, '/api/public/delete_user', { ...this.admin, target_user: { user_id } });
+    }
+    this.#users.clear();
+    if (this.#ownsGroup && this.#group) await this.#target.provisioner!.deleteGroup(this.#group.group_id);
+    if (this.#limitedKey) await this.#target.provisioner!.revokeKey(this.#limitedKey.api_key);
+    this.#group = undefined;
+    this.#limitedKey = undefined;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * How to make the service give each status the contract declares: one recipe
+ * per (operation, status), building a request and the fixtures it needs.
+ * Dredd sends these requests; the gate checks the answers.
+ */
+import { BODY_LIMIT_BYTES } from '../../server/app.js';
+import type { OperationId } from '../../server/contract.js';
+import { NotAvailable, randomHex, type Fixtures } from './fixtures.js';
+
+export interface PreparedRequest {
+  /** The JSON body (POST operations). */
+  body?: Record<string, unknown>;
+  /** Sent instead of the JSON of `body`. */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Appended to the path, e.g. `?unexpected=1`. */
+  query?: string;
+}
+
+type Recipe = (fixtures: Fixtures) => Promise<PreparedRequest>;
+
+/** A request that passes the contract and authenticates, and would change or find nothing in particular. */
+function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string, unknown> {
+  const target_user = { user_id: randomHex(16) };
+  const target_group = { group_id: randomHex(16) };
+  switch (operationId) {
+    case 'getUser':
+    case 'deleteUser':
+      return { ...fixtures.admin, target_user };
+    case 'updateUser':
+      return { ...fixtures.admin, target_user: { ...target_user, first_name: 'Nobody' } };
+    case 'createUser':
+      return { ...fixtures.admin, target_user: { username: fixtures.username() } };
+    case 'addUserGroup':
+    case 'removeUserGroup':
+      return { ...fixtures.admin, target_user, target_group };
+    default:
+      return { ...fixtures.admin };
+  }
+}
+
+const STRONG_PASSWORD = 'Correct-Horse-42';
+
+/** The 200 of each operation. */
+const SUCCESS: Partial<Record<OperationId, Recipe>> = {
+  validateCredentials: async (f) => ({ body: { ...f.admin } }),
+  getUsers: async (f) => ({ body: { ...f.admin, page: 1, page_size: 10, sort_by: 'created', sort_direction: 'desc' } }),
+  getUser: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
+  createUser: async (f) => ({
+    body: { ...f.admin, target_user: { username: f.username(), first_name: 'Ada', last_name: 'Lovelace', phone: '555-0100', password: STRONG_PASSWORD } },
+  }),
+  updateUser: async (f) => ({
+    body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, first_name: 'Grace', locked: true, password: STRONG_PASSWORD } },
+  }),
+  deleteUser: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
+  getGroups: async (f) => ({ body: { ...f.admin } }),
+  addUserGroup: async (f) => {
+    const [user, group] = await Promise.all([f.user(), f.group()]);
+    return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
+  },
+  removeUserGroup: async (f) => {
+    const { user, group } = await f.member();
+    return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
+  },
+  getHealth: async () => ({}),
+  getApiReference: async () => ({}),
+  getApiReferenceScript: async () => ({}),
+  getOpenApiDocument: async () => ({}),
+};
+
+/** Statuses reached the same way for every operation that declares them. */
+function generic(operationId: OperationId, status: number, isGet: boolean): Recipe | undefined {
+  switch (status) {
+    case 200:
+      return SUCCESS[operationId];
+    case 400:
+      if (isGet) return async () => ({ query: '?unexpected=1' });
+      if (operationId === 'createUser') return async (f) => ({ body: { ...f.admin, target_user: { username: f.username(), password: 'weak' } } });
+      if (operationId === 'updateUser') return async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, password: 'password' } } });
+      return async (f) => ({ body: { ...wellFormed(operationId, f), unexpected: true } });
+    case 401:
+      return async (f) => ({ body: { ...wellFormed(operationId, f), api_key_secret: `wrong-${randomHex(8)}` }, headers: f.failureClient() });
+    case 403:
+      return async (f) => ({ body: { ...wellFormed(operationId, f), ...(await f.limitedKey()) } });
+    case 413:
+      return async (f) => ({ body: { ...wellFormed(operationId, f), padding: 'x'.repeat(BODY_LIMIT_BYTES) } });
+    case 415:
+      return async (f) => ({ rawBody: JSON.stringify(wellFormed(operationId, f)), contentType: 'text/plain' });
+    case 429:
+      return async (f) => ({ body: wellFormed(operationId, f), headers: await f.throttledClient() });
+    case 500:
+      return async (f) => {
+        const request = await SUCCESS[operationId]!(f);
+        f.arm(operationId, 'internal');
+        return request;
+      };
+    case 503:
+      return async (f) => {
+        f.arm(operationId, 'unavailable');
+        return {};
+      };
+  }
+  return undefined;
+}
+
+/** Statuses that mean something particular to one operation. */
+const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
+  'getUser 404': async (f) => ({ body: wellFormed('getUser', f) }),
+  'updateUser 404': async (f) => ({ body: wellFormed('updateUser', f) }),
+  'deleteUser 404': async (f) => ({ body: wellFormed('deleteUser', f) }),
+  'createUser 409': async (f) => ({ body: { ...f.admin, target_user: { username: ` ${(await f.user()).username.toUpperCase()} ` } } }),
+  'updateUser 409': async (f) => {
+    const [renamed, owner] = await Promise.all([f.user(), f.user()]);
+    return { body: { ...f.admin, target_user: { user_id: renamed.user_id, username: owner.username } } };
+  },
+  'addUserGroup 404': async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } } }),
+  'removeUserGroup 404': async (f) => ({ body: { ...f.admin, target_user: { user_id: randomHex(16) }, target_group: { group_id: (await f.systemGroup()).group_id } } }),
+  // Every user is in the system group: joining it again, or leaving it, conflicts.
+  'addUserGroup 409': async (f) => {
+    const [user, group] = await Promise.all([f.user(), f.systemGroup()]);
+    return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
+  },
+  'removeUserGroup 409': async (f) => {
+    const [user, group] = await Promise.all([f.user(), f.systemGroup()]);
+    return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
+  },
+};
+
+/** The recipe for one declared status; throws when the gate has none, so a newly declared status cannot go untested. */
+export function recipeFor(operationId: OperationId, status: number, isGet: boolean): Recipe {
+  const recipe = PARTICULAR[`${operationId} ${status}`] ?? generic(operationId, status, isGet);
+  if (!recipe) throw new Error(`the gate has no way to provoke ${status} from ${operationId}: add a recipe in contract-tests/gate/recipes.ts`);
+  return recipe;
+}
+
+export { NotAvailable };
