@@ -22,9 +22,21 @@ export interface RunningMock {
   stop(): Promise<void>;
 }
 
-/** Starts `prism mock` on one contract and resolves once it listens. */
-export async function startPrism(contract: 'workspace' | 'sample', port: number, host = '127.0.0.1', output: 'pipe' | 'inherit' = 'pipe'): Promise<RunningMock> {
-  const child = spawn(PRISM, ['mock', join(PROJECT_ROOT, 'generated', contract, 'openapi.yaml'), '--port', String(port), '--host', host], {
+/**
+ * Starts Prism on one contract and resolves once it listens: `prism mock`, or,
+ * given an upstream URL, `prism proxy --errors`, which forwards to the real
+ * service and reports every request or answer that breaks the contract.
+ */
+export async function startPrism(
+  contract: 'workspace' | 'sample',
+  port: number,
+  host = '127.0.0.1',
+  output: 'pipe' | 'inherit' = 'pipe',
+  upstream?: string,
+): Promise<RunningMock> {
+  const document = join(PROJECT_ROOT, 'generated', contract, 'openapi.yaml');
+  const mode = upstream ? ['proxy', document, upstream, '--errors'] : ['mock', document];
+  const child = spawn(PRISM, [...mode, '--port', String(port), '--host', host], {
     stdio: ['ignore', 'pipe', output === 'inherit' ? 'inherit' : 'pipe'],
   });
   const url = `http://${host}:${port}`;

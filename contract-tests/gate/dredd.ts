@@ -71,7 +71,8 @@ const keyOf = (operationId: OperationId, status: number | string) => `${operatio
 export async function runDredd(target: GateTarget): Promise<CheckResult> {
   const fixtures = new Fixtures(target);
   const failures: string[] = [];
-  const notAvailable: string[] = [];
+  /** Transactions the target cannot be brought to, by why. */
+  const notAvailable = new Map<string, string[]>();
   const seen = new Set<string>();
 
   const installHooks = (hooks: DreddHooks) => {
@@ -95,7 +96,7 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
         } catch (error) {
           if (error instanceof NotAvailable) {
             transaction.skip = true;
-            notAvailable.push(`${operation.operationId} ${status}: ${error.message}`);
+            notAvailable.set(error.message, [...(notAvailable.get(error.message) ?? []), `${operation.operationId} ${status}`]);
           } else {
             transaction.fail = `could not prepare the request: ${(error as Error).message}`;
           }
@@ -144,7 +145,7 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
       name: 'dredd',
       summary: `${stats.tests} transactions, ${stats.tests - stats.skipped - failures.length} passed, ${failures.length} failed, ${stats.skipped} not checked`,
       failures,
-      notChecked: notAvailable,
+      notChecked: [...notAvailable].map(([reason, transactions]) => `${transactions.join(', ')}: ${reason}`),
     };
   } finally {
     delete (globalThis as Record<symbol, unknown>)[INSTALL_HOOKS];

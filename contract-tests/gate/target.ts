@@ -55,6 +55,8 @@ export interface GateTarget {
   faults: FaultSwitch | undefined;
   /** Whether the service believes X-Forwarded-For from the gate, so the throttle can be tripped for a made-up address. */
   trustsForwardedFor: boolean;
+  /** The app's routing table as `method path`, when the gate runs the app itself. */
+  routes?: () => string[];
   /** A digest of everything stored that the gate can see; equal digests mean nothing changed. */
   snapshot(): Promise<string>;
   /** The service's log, when the gate runs it (to show with a failure). */
@@ -143,6 +145,10 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     provisioner,
     faults: { arm: (operationId, fault) => armed.set(operationId, fault) },
     trustsForwardedFor: true,
+    routes: () =>
+      (app.router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
+        .filter((layer) => layer.route)
+        .map((layer) => `${Object.keys(layer.route!.methods)[0]} ${layer.route!.path}`),
     async snapshot() {
       // Every row of every table, hashes and all: a rejected request must change none.
       const { db } = store;
@@ -194,6 +200,9 @@ function adminCliProvisioner(databaseUrl: string): Provisioner {
 export async function connectDeployment({ baseUrl, admin, databaseUrl }: DeploymentOptions): Promise<GateTarget> {
   const url = baseUrl.replace(/\/+$/, '');
   const checked = await postJson(url, '/api/public/validate_credentials', admin);
+  if (checked.status === 429) {
+    throw new Error(`${url} is throttling this address after failed credential checks (each run of the gate makes 9); wait ${checked.headers.get('retry-after') ?? 'a few'} seconds`);
+  }
   if (checked.status !== 200) throw new Error(`the key in WORKSPACE_API_KEY does not work at ${url}: ${checked.status} ${checked.text.slice(0, 200)}`);
   const missing = PERMISSIONS.filter((permission) => !(checked.body as { permissions: string[] }).permissions.includes(permission));
   if (missing.length > 0) throw new Error(`the key in WORKSPACE_API_KEY lacks ${missing.join(', ')}; the gate needs every permission`);

@@ -1,0 +1,50 @@
+/**
+ * Route coverage, from outside: every operation of the contract is served,
+ * and nothing else is. Each operation's path answers something other than 404
+ * with its own method, 405 with the other, and paths the contract does not
+ * describe answer 404, all in the contract's error shape.
+ *
+ * Against its own service the gate also compares the app's routing table with
+ * the contract (GateTarget.routes), which no probe from outside can prove.
+ */
+import { CONTRACT_OPERATIONS } from './contract-schemas.js';
+import { send } from './http.js';
+import type { CheckResult } from './report.js';
+import type { GateTarget } from './target.js';
+
+/** Paths near the real ones that the contract does not describe. */
+const UNDESCRIBED = ['/', '/api', '/api/public', '/api/public/update_users', '/api/private/get_users', '/api/public/get_users/1', '/admin', '/.env', '/openapi.yaml'];
+
+const isErrorShape = (body: unknown) =>
+  typeof body === 'object' && body !== null && typeof (body as { error_message?: unknown }).error_message === 'string' && typeof (body as { code?: unknown }).code === 'string';
+
+export async function runRouteCoverage(target: GateTarget): Promise<CheckResult> {
+  const failures: string[] = [];
+  let probes = 0;
+  for (const operation of CONTRACT_OPERATIONS) {
+    const own = await send(target.baseUrl, { method: operation.method === 'get' ? 'GET' : 'POST', path: operation.path, headers: { 'Content-Type': 'application/json' }, body: operation.method === 'get' ? undefined : '{}' });
+    const other = await send(target.baseUrl, { method: operation.method === 'get' ? 'POST' : 'GET', path: operation.path });
+    probes += 2;
+    if (own.status === 404) failures.push(`${operation.method.toUpperCase()} ${operation.path} (${operation.operationId}) is not served`);
+    if (other.status !== 405 || !isErrorShape(other.body)) failures.push(`${operation.path} answers the other method with ${other.status}, not a 405 in the error shape`);
+  }
+  for (const path of UNDESCRIBED) {
+    for (const method of ['GET', 'POST'] as const) {
+      const answer = await send(target.baseUrl, { method, path, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      probes++;
+      if (answer.status !== 404 || !isErrorShape(answer.body)) failures.push(`${method} ${path}, which the contract does not describe, answered ${answer.status}${isErrorShape(answer.body) ? '' : ' outside the error shape'}`);
+    }
+  }
+  if (target.routes) {
+    const routes = target.routes().sort();
+    const described = CONTRACT_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort();
+    for (const route of routes.filter((route) => !described.includes(route))) failures.push(`the app routes ${route}, which the contract does not describe`);
+    for (const route of described.filter((route) => !routes.includes(route))) failures.push(`the app has no route for ${route}`);
+  }
+  return {
+    name: 'routes',
+    summary: `${CONTRACT_OPERATIONS.length} operations served, ${UNDESCRIBED.length} undescribed paths refused (${probes} probes)${target.routes ? ', routing table equals the contract' : ''}`,
+    failures,
+    notChecked: target.routes ? [] : ['the routing table itself: only visible in the gate\'s own service'],
+  };
+}
