@@ -20,12 +20,23 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       assert.match(run.stdout, /\(a\) baseline/);
       assert.match(run.stdout, /start to first 200/);
       const figures = JSON.parse(await readFile(out, 'utf8'));
-      for (const key of ['baseline_rps', 'update_user_rps', 'update_user_p99_ms', 'ratio_update_vs_baseline', 'get_users_p99_ms', 'startup_ms', 'rss_after_mb']) {
+      for (const key of [
+        'baseline_rps',
+        'update_user_rps',
+        'update_user_p99_ms',
+        'ratio_update_vs_baseline',
+        'get_users_p99_ms',
+        'startup_ms',
+        'rss_after_mb',
+        'validator_cost_ratio',
+        'memory_rss_start_mb',
+        'memory_rss_end_mb',
+      ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 8);
+      assert.equal(figures.scenarios.length, 10);
     } finally {
       await rm(out, { force: true });
     }

@@ -11,7 +11,9 @@
  * without a password on 10,000 users; (c) get_users, a page of 100 from
  * 100,000 users; (d) update_user with a password change, and get_user's p99
  * during that burst; (e) the Prism mock answering update_user; (f) the sample
- * server's /api/data; (g) time from process start to the first 200.
+ * server's /api/data; (g) time from process start to the first 200. Also
+ * update_user without request validation (what the validator costs) and (h)
+ * the service's RSS over a long update_user load (60 s; 4 s with --quick).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,6 +34,7 @@ const outIndex = process.argv.indexOf('--out');
 const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
 const CONNECTIONS = 50;
+const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
 
 interface Measured {
   name: string;
@@ -89,6 +92,10 @@ function rssMegabytes(child: ChildProcess): number {
 
 async function load(name: string, options: autocannon.Options): Promise<Measured> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  return measured(name, result);
+}
+
+function measured(name: string, result: autocannon.Result): Measured {
   return {
     name,
     rps: Math.round(result.requests.average),
@@ -141,6 +148,38 @@ async function main(): Promise<void> {
     results.push(hashing, alone, during);
     await service.stop();
 
+    // (b) again, without request validation: what validating against the contract costs.
+    const unvalidated = await startServer('scripts/bench/unvalidated-server.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const withoutValidation = await load('    update_user, no validation', {
+      url: unvalidated.url,
+      requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+    });
+    results.push(withoutValidation);
+    await unvalidated.stop();
+
+    // (h) Memory over a long load: RSS sampled every second.
+    const steady = await startServer('server/main.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const samples: number[] = [rssMegabytes(steady.child)];
+    const sampler = setInterval(() => samples.push(rssMegabytes(steady.child)), 1_000);
+    const long = await autocannon({
+      url: steady.url,
+      connections: CONNECTIONS,
+      duration: MEMORY_DURATION_S,
+      requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+    });
+    clearInterval(sampler);
+    samples.push(rssMegabytes(steady.child));
+    results.push(measured(`(h) update_user for ${MEMORY_DURATION_S} s`, long));
+    await steady.stop();
+    const middle = samples[Math.floor(samples.length / 2)]!;
+    Object.assign(figures, {
+      memory_duration_s: MEMORY_DURATION_S,
+      memory_rss_start_mb: samples[0],
+      memory_rss_peak_mb: Math.max(...samples),
+      memory_rss_end_mb: samples.at(-1),
+      memory_rss_growth_second_half_mb: samples.at(-1)! - middle,
+    });
+
     // (c) A page of 100 from 100,000 users.
     const big = await startServer('server/main.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, healthz);
     results.push(
@@ -166,20 +205,23 @@ async function main(): Promise<void> {
     figures.startup_ms = Math.round(cold.readyAt - cold.startedAt);
     await cold.stop();
 
-    const [a, b, d, , dDuring, c] = results as [Measured, Measured, Measured, Measured, Measured, Measured];
+    const named = (prefix: string) => results.find((result) => result.name.startsWith(prefix))!;
+    const [a, b, c, d] = [named('(a)'), named('(b)'), named('(c)'), named('(d)')];
     Object.assign(figures, {
       baseline_rps: a.rps,
       update_user_rps: b.rps,
       update_user_p50_ms: b.p50,
       update_user_p99_ms: b.p99,
       ratio_update_vs_baseline: Number((b.rps / a.rps).toFixed(3)),
+      update_user_unvalidated_rps: withoutValidation.rps,
+      validator_cost_ratio: Number((1 - b.rps / withoutValidation.rps).toFixed(3)),
       get_users_rps: c.rps,
       get_users_p99_ms: c.p99,
       password_update_rps: d.rps,
       get_user_p99_alone_ms: alone.p99,
-      get_user_p99_during_password_burst_ms: dDuring.p99,
-      mock_update_user_rps: results[6]!.rps,
-      sample_data_rps: results[7]!.rps,
+      get_user_p99_during_password_burst_ms: during.p99,
+      mock_update_user_rps: named('(e)').rps,
+      sample_data_rps: named('(f)').rps,
       errors: results.reduce((sum, result) => sum + result.errors, 0),
     });
 
@@ -189,7 +231,13 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${table.toString()}\n`);
     process.stdout.write(
-      `(g) start to first 200: ${figures.startup_ms} ms    service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after\n`,
+      [
+        `(g) start to first 200: ${figures.startup_ms} ms`,
+        `validation costs update_user ${Math.round(figures.validator_cost_ratio! * 100)} % of its req/s (${withoutValidation.rps} req/s without it)`,
+        `service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after; ` +
+          `(h) ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}, second half ${figures.memory_rss_growth_second_half_mb! >= 0 ? '+' : ''}${figures.memory_rss_growth_second_half_mb} MB)`,
+        '',
+      ].join('\n'),
     );
     if (outFile) await writeFile(outFile, `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, ...figures, scenarios: results }, null, 2)}\n`);
   } finally {

@@ -68,6 +68,18 @@ function requestFor(operation: OperationContract, body: unknown, raw: string | u
   return { method: 'POST', path: operation.path, headers: { 'Content-Type': 'application/json', ...headers }, body: raw ?? JSON.stringify(body) };
 }
 
+/** What the service logged about its last failure, when the gate runs it: the cause of a 5xx, for the report. */
+function serviceError(target: GateTarget): string {
+  const line = target.logs().trim().split('\n').findLast((entry) => entry.includes('"level":50'));
+  if (!line) return '';
+  try {
+    const { err, msg } = JSON.parse(line) as { err?: { type?: string; message?: string; stack?: string }; msg?: string };
+    return ` (the service logged: ${err ? `${err.type}: ${err.message} ${err.stack?.split('\n')[1]?.trim() ?? ''}` : msg})`;
+  } catch {
+    return ` (the service logged: ${line.slice(0, 300)})`;
+  }
+}
+
 /** Query strings for the GET operations, which declare no parameters: any parameter is invalid. */
 const queryParameter = fc
   .tuple(fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }), fc.string({ maxLength: 12 }))
@@ -99,7 +111,7 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
     // Users the fuzz creates are the gate's to delete at the end.
     if (operation.operationId === 'createUser' && answer.status === 200) fixtures.track((answer.body as { user: { user_id: string } }).user.user_id);
     const problems = responseViolations(operation, answer);
-    if (answer.status >= 500) problems.unshift(`answered ${answer.status}`);
+    if (answer.status >= 500) problems.unshift(`answered ${answer.status}${serviceError(target)}`);
     const code = (answer.body as { code?: string } | undefined)?.code;
     if (valid && answer.status === 400 && code === 'invalid_request') problems.push('a request the contract accepts was refused as invalid_request');
     if (!valid && answer.status !== 400) problems.push(`a request the contract refuses got ${answer.status}, not 400`);
