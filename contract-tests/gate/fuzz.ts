@@ -58,6 +58,7 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
   if (target.trustsForwardedFor) {
     // Wrong credentials too, now and then; each from a made-up client, so the
     // throttle counts them against no one real (a 429 is declared, so allowed).
+    overrides.api_key = (fromSchema) => fc.oneof({ arbitrary: fc.constant(target.admin.api_key), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
     overrides.api_key_secret = (fromSchema) => fc.oneof({ arbitrary: fc.constant(target.admin.api_key_secret), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
   }
   return overrides;

@@ -271,7 +271,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description The public identifier of an API key.
+         * @description The public identifier of an API key (letters, digits, `-` and `_`).
          * @example Qm3kV9xZ2pLr7tYw
          */
         ApiKey: string;
@@ -407,9 +407,9 @@ export interface components {
             user_id: components["schemas"]["UserId"];
         };
         /**
-         * @description A username: one word, at most 255 characters. Surrounding whitespace is removed and the
-         *     name is stored in lower case, so `" Alice "` and `"alice"` are the same user. Usernames
-         *     are unique.
+         * @description A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding
+         *     whitespace is removed and the name is stored in lower case, so `" Alice "` and `"alice"`
+         *     are the same user. Usernames are unique.
          * @example alice@example.com
          */
         Username: string;
@@ -427,6 +427,18 @@ export interface components {
             user: components["schemas"]["User"];
         };
         /**
+         * @description Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
+         *     of PostgreSQL can hold, so that both stores accept the same values.
+         * @example Ada
+         */
+        ProfileText: string;
+        /**
+         * @description Free-form text of up to 64 characters, such as digits separated by hyphens; any
+         *     character but U+0000 (NUL).
+         * @example 555-010-4477
+         */
+        Phone: string;
+        /**
          * Format: password
          * @description A new password (spec section 8): 8 to 128 characters (never truncated), with at least
          *     one uppercase letter, one lowercase letter, one digit and one special character
@@ -438,11 +450,10 @@ export interface components {
         /** @description A user to create. Omitted text fields are empty; omitted flags are false. */
         NewUser: {
             username: components["schemas"]["Username"];
-            first_name?: string;
-            last_name?: string;
-            /** @description Free-form text, such as digits separated by hyphens. */
-            phone?: string;
-            organization?: string;
+            first_name?: components["schemas"]["ProfileText"];
+            last_name?: components["schemas"]["ProfileText"];
+            phone?: components["schemas"]["Phone"];
+            organization?: components["schemas"]["ProfileText"];
             /** @default false */
             locked?: boolean;
             /** @default false */
@@ -462,11 +473,10 @@ export interface components {
         UserUpdate: {
             user_id: components["schemas"]["UserId"];
             username?: components["schemas"]["Username"];
-            first_name?: string;
-            last_name?: string;
-            /** @description Free-form text, such as digits separated by hyphens. */
-            phone?: string;
-            organization?: string;
+            first_name?: components["schemas"]["ProfileText"];
+            last_name?: components["schemas"]["ProfileText"];
+            phone?: components["schemas"]["Phone"];
+            organization?: components["schemas"]["ProfileText"];
             locked?: boolean;
             disabled?: boolean;
             password?: components["schemas"]["Password"];

@@ -52,6 +52,23 @@ describe('the error table (DESIGN.md, Errors)', () => {
     assert.match(missing.body.error_message, /api_key_secret/);
   });
 
+  it('400 invalid_request for text no store can hold (NUL) and a malformed key id, never a 500 (found by the contract fuzz on PostgreSQL)', async () => {
+    const user = await service.createUser();
+    const nul = '\u0000';
+    for (const [operation, fields] of [
+      ['create_user', { target_user: { username: 'nul@example.com', first_name: `A${nul}` } }],
+      ['create_user', { target_user: { username: `nul${nul}@example.com` } }],
+      ['update_user', { target_user: { user_id: user.user_id, organization: nul } }],
+      ['update_user', { target_user: { user_id: user.user_id, phone: `555${nul}` } }],
+      ['get_user', { target_user: { username: `x${nul}` } }],
+    ] as const) {
+      assertErrorShape(await service.callAsAdmin(operation, fields), 400, 'invalid_request');
+    }
+    assertErrorShape(await service.call('validate_credentials', { api_key: `key${nul}`, api_key_secret: 'x' }), 400, 'invalid_request');
+    assertErrorShape(await service.call('validate_credentials', { api_key: 'no such key', api_key_secret: 'x' }), 400, 'invalid_request');
+    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.organization, '', 'nothing written');
+  });
+
   it('400 invalid_request for an unknown query parameter', async () => {
     assertErrorShape(await service.request('/healthz?verbose=1'), 400, 'invalid_request');
   });

@@ -67,7 +67,7 @@ class UserGroupRequest(object):
     def api_key(self):
         """Gets the api_key of this UserGroupRequest.  # noqa: E501
 
-        The public identifier of an API key.  # noqa: E501
+        The public identifier of an API key (letters, digits, `-` and `_`).  # noqa: E501
 
         :return: The api_key of this UserGroupRequest.  # noqa: E501
         :rtype: str
@@ -78,7 +78,7 @@ class UserGroupRequest(object):
     def api_key(self, api_key):
         """Sets the api_key of this UserGroupRequest.
 
-        The public identifier of an API key.  # noqa: E501
+        The public identifier of an API key (letters, digits, `-` and `_`).  # noqa: E501
 
         :param api_key: The api_key of this UserGroupRequest.  # noqa: E501
         :type api_key: str
@@ -91,6 +91,9 @@ class UserGroupRequest(object):
         if (self.local_vars_configuration.client_side_validation and
                 api_key is not None and len(api_key) < 1):
             raise ValueError("Invalid value for `api_key`, length must be greater than or equal to `1`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                api_key is not None and not re.search(r'^[A-Za-z0-9_-]+$', api_key)):  # noqa: E501
+            raise ValueError(r"Invalid value for `api_key`, must be a follow pattern or equal to `/^[A-Za-z0-9_-]+$/`")  # noqa: E501
 
         self._api_key = api_key
 

@@ -123,7 +123,7 @@ class UserUpdate(object):
     def username(self):
         """Gets the username of this UserUpdate.  # noqa: E501
 
-        A username: one word, at most 255 characters. Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
 
         :return: The username of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -134,7 +134,7 @@ class UserUpdate(object):
     def username(self, username):
         """Sets the username of this UserUpdate.
 
-        A username: one word, at most 255 characters. Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
 
         :param username: The username of this UserUpdate.  # noqa: E501
         :type username: str
@@ -146,8 +146,8 @@ class UserUpdate(object):
                 username is not None and len(username) < 1):
             raise ValueError("Invalid value for `username`, length must be greater than or equal to `1`")  # noqa: E501
         if (self.local_vars_configuration.client_side_validation and
-                username is not None and not re.search(r'^\s*\S+\s*$', username)):  # noqa: E501
-            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^\s*\S+\s*$/`")  # noqa: E501
+                username is not None and not re.search(r'^\s*[^\s\u0000]+\s*$', username)):  # noqa: E501
+            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^\s*[^\s\u0000]+\s*$/`")  # noqa: E501
 
         self._username = username
 
@@ -155,6 +155,7 @@ class UserUpdate(object):
     def first_name(self):
         """Gets the first_name of this UserUpdate.  # noqa: E501
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :return: The first_name of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -165,6 +166,7 @@ class UserUpdate(object):
     def first_name(self, first_name):
         """Sets the first_name of this UserUpdate.
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :param first_name: The first_name of this UserUpdate.  # noqa: E501
         :type first_name: str
@@ -172,6 +174,9 @@ class UserUpdate(object):
         if (self.local_vars_configuration.client_side_validation and
                 first_name is not None and len(first_name) > 255):
             raise ValueError("Invalid value for `first_name`, length must be less than or equal to `255`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                first_name is not None and not re.search(r'^[^\u0000]*$', first_name)):  # noqa: E501
+            raise ValueError(r"Invalid value for `first_name`, must be a follow pattern or equal to `/^[^\u0000]*$/`")  # noqa: E501
 
         self._first_name = first_name
 
@@ -179,6 +184,7 @@ class UserUpdate(object):
     def last_name(self):
         """Gets the last_name of this UserUpdate.  # noqa: E501
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :return: The last_name of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -189,6 +195,7 @@ class UserUpdate(object):
     def last_name(self, last_name):
         """Sets the last_name of this UserUpdate.
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :param last_name: The last_name of this UserUpdate.  # noqa: E501
         :type last_name: str
@@ -196,6 +203,9 @@ class UserUpdate(object):
         if (self.local_vars_configuration.client_side_validation and
                 last_name is not None and len(last_name) > 255):
             raise ValueError("Invalid value for `last_name`, length must be less than or equal to `255`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                last_name is not None and not re.search(r'^[^\u0000]*$', last_name)):  # noqa: E501
+            raise ValueError(r"Invalid value for `last_name`, must be a follow pattern or equal to `/^[^\u0000]*$/`")  # noqa: E501
 
         self._last_name = last_name
 
@@ -203,7 +213,7 @@ class UserUpdate(object):
     def phone(self):
         """Gets the phone of this UserUpdate.  # noqa: E501
 
-        Free-form text, such as digits separated by hyphens.  # noqa: E501
+        Free-form text of up to 64 characters, such as digits separated by hyphens; any character but U+0000 (NUL).   # noqa: E501
 
         :return: The phone of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -214,7 +224,7 @@ class UserUpdate(object):
     def phone(self, phone):
         """Sets the phone of this UserUpdate.
 
-        Free-form text, such as digits separated by hyphens.  # noqa: E501
+        Free-form text of up to 64 characters, such as digits separated by hyphens; any character but U+0000 (NUL).   # noqa: E501
 
         :param phone: The phone of this UserUpdate.  # noqa: E501
         :type phone: str
@@ -222,6 +232,9 @@ class UserUpdate(object):
         if (self.local_vars_configuration.client_side_validation and
                 phone is not None and len(phone) > 64):
             raise ValueError("Invalid value for `phone`, length must be less than or equal to `64`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                phone is not None and not re.search(r'^[^\u0000]*$', phone)):  # noqa: E501
+            raise ValueError(r"Invalid value for `phone`, must be a follow pattern or equal to `/^[^\u0000]*$/`")  # noqa: E501
 
         self._phone = phone
 
@@ -229,6 +242,7 @@ class UserUpdate(object):
     def organization(self):
         """Gets the organization of this UserUpdate.  # noqa: E501
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :return: The organization of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -239,6 +253,7 @@ class UserUpdate(object):
     def organization(self, organization):
         """Sets the organization of this UserUpdate.
 
+        Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column of PostgreSQL can hold, so that both stores accept the same values.   # noqa: E501
 
         :param organization: The organization of this UserUpdate.  # noqa: E501
         :type organization: str
@@ -246,6 +261,9 @@ class UserUpdate(object):
         if (self.local_vars_configuration.client_side_validation and
                 organization is not None and len(organization) > 255):
             raise ValueError("Invalid value for `organization`, length must be less than or equal to `255`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                organization is not None and not re.search(r'^[^\u0000]*$', organization)):  # noqa: E501
+            raise ValueError(r"Invalid value for `organization`, must be a follow pattern or equal to `/^[^\u0000]*$/`")  # noqa: E501
 
         self._organization = organization
 

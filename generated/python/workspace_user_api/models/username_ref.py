@@ -55,7 +55,7 @@ class UsernameRef(object):
     def username(self):
         """Gets the username of this UsernameRef.  # noqa: E501
 
-        A username: one word, at most 255 characters. Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
 
         :return: The username of this UsernameRef.  # noqa: E501
         :rtype: str
@@ -66,7 +66,7 @@ class UsernameRef(object):
     def username(self, username):
         """Sets the username of this UsernameRef.
 
-        A username: one word, at most 255 characters. Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
 
         :param username: The username of this UsernameRef.  # noqa: E501
         :type username: str
@@ -80,8 +80,8 @@ class UsernameRef(object):
                 username is not None and len(username) < 1):
             raise ValueError("Invalid value for `username`, length must be greater than or equal to `1`")  # noqa: E501
         if (self.local_vars_configuration.client_side_validation and
-                username is not None and not re.search(r'^\s*\S+\s*$', username)):  # noqa: E501
-            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^\s*\S+\s*$/`")  # noqa: E501
+                username is not None and not re.search(r'^\s*[^\s\u0000]+\s*$', username)):  # noqa: E501
+            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^\s*[^\s\u0000]+\s*$/`")  # noqa: E501
 
         self._username = username
 
