@@ -31,6 +31,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'validator_cost_ratio',
         'memory_rss_start_mb',
         'memory_rss_end_mb',
+        'memory_rss_floor_growth_mb',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }

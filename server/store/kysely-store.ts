@@ -127,14 +127,13 @@ export class KyselyStore implements Store {
       password_set_date: changes.password_set_date,
     };
     const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
-    return this.#unique('username', () =>
-      this.db.transaction().execute(async (trx) => {
-        if (Object.keys(present).length > 0) {
-          await trx.updateTable('users').set(present).where('user_id', '=', userId).execute();
-        }
-        return this.#findUser(trx, 'user_id', userId);
-      }),
-    );
+    if (Object.keys(present).length === 0) return this.findUserById(userId);
+    return this.#unique('username', async () => {
+      // One statement changes the row and reads it back, atomic on its own: no
+      // BEGIN, COMMIT or second read (the profile of update_user, BENCHMARKS.md).
+      const row = await this.db.updateTable('users').set(present).where('user_id', '=', userId).returning(USER_COLUMNS).executeTakeFirst();
+      return row && (await this.#withGroups(this.db, [row]))[0];
+    });
   }
 
   async deleteUser(userId: string): Promise<boolean> {
