@@ -14,8 +14,13 @@ export class NotAvailable extends Error {}
 
 export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 
-/** Documentation addresses (RFC 5737, TEST-NET-2): never a real client's. */
-const madeUpAddress = () => `198.51.100.${1 + Math.floor(Math.random() * 254)}`;
+/**
+ * A client address no one else has: from the IPv6 documentation prefix (RFC 3849),
+ * never a real client's, and a new one every time, so that a throttle tripped for one
+ * check never answers another's request.
+ */
+let addresses = 0;
+const madeUpAddress = () => `2001:db8::${(++addresses).toString(16)}`;
 
 export class Fixtures {
   readonly #target: GateTarget;
