@@ -8,6 +8,7 @@ import { createHandlers } from '../server/handlers/index.js';
 import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
 import type { Store } from '../server/store/store.js';
+import { appRoutes } from './gate/routes.js';
 
 const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
 
@@ -97,10 +98,7 @@ describe('the contract as the server reads it', () => {
       validateResponses: false,
       authThrottle: { maxFailures: 1, windowSeconds: 1 },
     });
-    const routes = (app.router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
-      .filter((layer) => layer.route)
-      .map((layer) => `${Object.keys(layer.route!.methods)[0]} ${layer.route!.path}`)
-      .sort();
+    const routes = appRoutes(app).sort();
     assert.deepEqual(routes, OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort());
   });
 });

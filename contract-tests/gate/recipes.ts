@@ -5,7 +5,7 @@
  */
 import { BODY_LIMIT_BYTES } from '../../server/app.js';
 import type { OperationId } from '../../server/contract.js';
-import { NotAvailable, randomHex, type Fixtures } from './fixtures.js';
+import { randomHex, type Fixtures } from './fixtures.js';
 
 export interface PreparedRequest {
   /** The JSON body (POST operations). */
@@ -134,4 +134,3 @@ export function recipeFor(operationId: OperationId, status: number, isGet: boole
   return recipe;
 }
 
-export { NotAvailable };

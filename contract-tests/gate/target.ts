@@ -24,6 +24,7 @@ import type { Group, Store } from '../../server/store/store.js';
 import { createTestDatabase } from '../../server/testing/database.js';
 import { runScript } from '../../server/testing/run.js';
 import { postJson } from './http.js';
+import { appRoutes } from './routes.js';
 
 export interface Credentials {
   api_key: string;
@@ -145,10 +146,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     provisioner,
     faults: { arm: (operationId, fault) => armed.set(operationId, fault) },
     trustsForwardedFor: true,
-    routes: () =>
-      (app.router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
-        .filter((layer) => layer.route)
-        .map((layer) => `${Object.keys(layer.route!.methods)[0]} ${layer.route!.path}`),
+    routes: () => appRoutes(app),
     async snapshot() {
       // Every row of every table, hashes and all: a rejected request must change none.
       const { db } = store;
