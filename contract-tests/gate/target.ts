@@ -188,7 +188,8 @@ function adminCliProvisioner(databaseUrl: string): Provisioner {
       const key = await admin('create-key', '--name', 'contract gate', '--permissions', permissions.length ? permissions.join(',') : 'none');
       return { api_key: key.api_key, api_key_secret: key.api_key_secret };
     },
-    revokeKey: async (apiKey) => void (await admin('revoke-key', apiKey)),
+    // `--`: ids issued before keys stopped starting with `-` would read as options.
+    revokeKey: async (apiKey) => void (await admin('revoke-key', '--', apiKey)),
     createGroup: (name) => admin('create-group', '--name', name),
     deleteGroup: async (groupId) => void (await admin('delete-group', groupId)),
   };

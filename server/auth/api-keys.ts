@@ -27,12 +27,23 @@ export function digestSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/**
+ * 16 base64url characters, never starting with `-`: operators pass key ids to
+ * `npm run admin -- revoke-key`, where a leading dash would read as an option.
+ */
+function newKeyId(): string {
+  for (;;) {
+    const id = randomBytes(12).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 export function issueApiKey(name: string, permissions: readonly Permission[], expires: Date | null, now = new Date()): IssuedApiKey {
   const secret = randomBytes(32).toString('base64url');
   return {
     secret,
     record: {
-      api_key: randomBytes(12).toString('base64url'),
+      api_key: newKeyId(),
       name,
       secret_digest: digestSecret(secret),
       permissions: [...permissions],
