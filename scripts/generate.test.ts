@@ -3,7 +3,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../server/testing/run.js';
+import { parse } from 'yaml';
+import { PROJECT_ROOT } from '../server/project-files.js';
 import { generate } from './generate.js';
 
 describe('npm run generate', () => {
@@ -52,6 +53,13 @@ describe('npm run generate', () => {
     await generate(copy, { write: true });
     assert.deepEqual(await generate(copy, { write: false }), []);
     assert.doesNotMatch(await readFile(path, 'utf8'), /HandEdited/);
+  });
+
+  it('writes the bundle twice, as YAML and as the JSON the servers load, the same document', async () => {
+    for (const contract of ['workspace', 'sample']) {
+      const yaml = parse(await readFile(join(PROJECT_ROOT, 'generated', contract, 'openapi.yaml'), 'utf8'));
+      assert.deepEqual(JSON.parse(await readFile(join(PROJECT_ROOT, 'generated', contract, 'openapi.json'), 'utf8')), yaml);
+    }
   });
 
   it('marks every generated file as not to be edited', async () => {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { loadSampleConfig } from './config.js';
+import { PROJECT_ROOT } from './project-files.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from './testing/process.js';
 import { runScript } from './testing/run.js';
@@ -46,6 +49,23 @@ describe('npm start', () => {
     const stillThere = await post(`${second.url}/api/public/get_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(stillThere.status, 200);
     assert.equal(await second.stop('SIGINT'), 0);
+  });
+
+  it(`runs compiled, as npm start does, without tsx (${TEST_STORE})`, async (t) => {
+    // What npm start's prestart does: dist/ must hold the code under test, not an older build.
+    await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT });
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const service = await startServiceProcess({ DATABASE_URL: database.url }, 'dist/server/main.js');
+    const checked = await post(`${service.url}/api/public/validate_credentials`, service.printedKey());
+    assert.equal(checked.status, 200);
+    // The contract is found from dist/ too: it is what the validator and /openapi.json serve.
+    const contract = (await (await fetch(`${service.url}/openapi.json`)).json()) as { info: { title: string } };
+    assert.match(contract.info.title, /workspace/i);
+    const invalid = await post(`${service.url}/api/public/get_user`, { ...service.printedKey(), target_user: {} });
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.body.code, 'invalid_request');
+    assert.equal(await service.stop('SIGTERM'), 0);
   });
 
   it('refuses bad settings with one clear line and no stack trace', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { WORKSPACE_CONTRACT_PATH } from '../contract.js';
+import { projectFile } from '../project-files.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 describe('the API reference and the contract, served', () => {
@@ -33,7 +33,7 @@ describe('the API reference and the contract, served', () => {
   it('serves the bundled contract as JSON at /openapi.json', async () => {
     const answer = await service.request('/openapi.json');
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body, parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8')));
+    assert.deepEqual(answer.body, parse(readFileSync(projectFile('generated', 'workspace', 'openapi.yaml'), 'utf8')));
   });
 });
 

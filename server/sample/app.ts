@@ -3,16 +3,16 @@
  * of records, readable from every origin with credentials. Validated by its
  * own contract; errors in the same shape as the workspace service's.
  */
-import { fileURLToPath } from 'node:url';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
 import { requestLogging } from '../http/request-logging.js';
 import type { Logger } from '../logger.js';
+import { projectFile } from '../project-files.js';
 import { buildRecords } from './records.js';
 
-export const SAMPLE_CONTRACT_PATH = fileURLToPath(new URL('../../generated/sample/openapi.yaml', import.meta.url));
+export const SAMPLE_CONTRACT_PATH = projectFile('generated', 'sample', 'openapi.json');
 
 const HOME_PAGE = `<!doctype html>
 <html lang="en">

@@ -6,11 +6,8 @@
  */
 import { resolve } from 'node:path';
 import { SqliteError } from 'better-sqlite3';
-import { sql } from 'kysely';
-import pg from 'pg';
 import { KyselyStore, type Flavour } from './kysely-store.js';
 import { migrateToLatest } from './migrations.js';
-import { isPostgresUrl, migratePostgres, openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 
 export class StoreOpenError extends Error {}
@@ -23,18 +20,16 @@ const sqliteFlavour: Flavour = {
   serialize: async () => {},
 };
 
-const postgresFlavour: Flavour = {
-  bool: (value) => value,
-  isUniqueViolation: (error) => error instanceof pg.DatabaseError && error.code === '23505',
-  serialize: async (trx, name) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
-  },
-};
-
 /** A URL fit for messages and logs: any password replaced. */
 export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 
+function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
+}
+
 async function openPostgresStore(url: string): Promise<KyselyStore> {
+  // Loaded only when asked for: pg would add a twentieth to every SQLite start.
+  const { migratePostgres, openPostgres, postgresFlavour } = await import('./postgres.js');
   const store = new KyselyStore(openPostgres(url), postgresFlavour);
   try {
     await migratePostgres(url, store.db);

@@ -3,8 +3,9 @@
  * Kysely; migrations run under a session-level advisory lock so that
  * instances starting together apply each migration exactly once.
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Flavour } from './kysely-store.js';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -36,6 +37,10 @@ export async function migratePostgres(url: string, db: Kysely<Database>): Promis
   }
 }
 
-export function isPostgresUrl(url: string): boolean {
-  return url.startsWith('postgres://') || url.startsWith('postgresql://');
-}
+export const postgresFlavour: Flavour = {
+  bool: (value) => value,
+  isUniqueViolation: (error) => error instanceof pg.DatabaseError && error.code === '23505',
+  serialize: async (trx, name) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+  },
+};

@@ -36,10 +36,17 @@ export const STATEMENT_CACHE_SIZE = 256;
  * again and again, and Kysely's SQLite driver runs one at a time on its one
  * connection, so the most recently used statements are kept, by SQL text.
  */
-export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE) {
+/** The connection as Kysely's SQLite dialect uses it, preparing through the cache. */
+export interface CachingConnection {
+  close(): void;
+  prepare(sql: string): BetterSqlite3.Statement;
+  readonly cachedStatements: number;
+}
+
+export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE): CachingConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
-    close: () => connection.close(),
+    close: () => void connection.close(),
     prepare(sql: string): BetterSqlite3.Statement {
       let statement = statements.get(sql);
       if (statement) {

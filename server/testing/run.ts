@@ -1,8 +1,9 @@
-/** Runs one of the project's TypeScript entry points as a child process, as `npm run …` would. */
+/**
+ * Runs one of the project's entry points as a child process, as `npm run …`
+ * would: a TypeScript source under tsx, a compiled one (`dist/…js`) by node alone.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { PROJECT_ROOT } from '../project-files.js';
 
 export interface Finished {
   code: number | null;
@@ -11,7 +12,8 @@ export interface Finished {
 }
 
 export function startScript(script: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  return spawn(process.execPath, [...loader, script, ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: [stdin, 'pipe', 'pipe'],
