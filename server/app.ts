@@ -15,7 +15,7 @@ import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
-import { requestLogging } from './http/request-logging.js';
+import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -80,7 +80,13 @@ export function createApp({
         ? documentationHandlers[operationId as PageOperationId]
         : async (req, res) => {
             const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
-            res.status(200).json(await handler(req.body, { key: res.locals.apiKey, log: req.log }));
+            const context = {
+              key: res.locals.apiKey,
+              get log() {
+                return requestLogger(req, res);
+              },
+            };
+            res.status(200).json(await handler(req.body, context));
           };
     app[operation.method](operation.path, refuseUndeclaredQuery(operation), authenticate(operation.permission, store, throttle), route);
   }

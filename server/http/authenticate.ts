@@ -23,8 +23,8 @@ export function authenticate(permission: RequiredPermission, store: Store, throt
       throw invalidCredentials();
     }
     if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
+    // Named in the request's log line, and in any line logged through requestLogger from here on.
     res.locals.apiKey = key;
-    req.log = req.log.child({ api_key: key.api_key });
     next();
   };
 }

@@ -7,6 +7,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../contract.js';
 import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
+import { requestLogger } from './request-logging.js';
 
 const PASSWORD_PATH = '/body/target_user/password';
 /** Validator error codes that mean "breaks the password policy", not "is not a string". */
@@ -110,7 +111,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
   const apiError = toApiError(error, req);
   if (apiError.status >= 500) {
     // The cause goes to the log, under the request id the client was given; the client gets nothing more.
-    req.log.error({ err: error }, 'request failed');
+    requestLogger(req, res).error({ err: error }, 'request failed');
   }
   if (res.headersSent) return next(error);
   res.status(apiError.status).set(apiError.headers ?? {}).json(apiError.toBody());
