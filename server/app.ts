@@ -63,7 +63,7 @@ export function createApp({
       OpenApiValidator.middleware({
         apiSpec: structuredClone(WORKSPACE_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
         // The contract is linted and its bundle checked before it ships (npm test); checking it
-        // against the OpenAPI schema again took a third of every start (BENCHMARKS.md).
+        // against the OpenAPI schema again took about 200 ms of every start (BENCHMARKS.md).
         validateApiSpec: false,
         validateRequests: validateRequests && { allowUnknownQueryParameters: false },
         validateResponses,
