@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../server/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { createWorkspaceClient, pathOf, type WorkspaceClient } from './index.js';
+import { createWorkspaceClient, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
 
 describe('the TypeScript SDK against the real service', () => {
   let service: TestService;
@@ -69,6 +69,33 @@ describe('the TypeScript SDK against the real service', () => {
     assert.equal(wrong.response?.status, 401);
     const viewer = createWorkspaceClient({ baseUrl: service.baseUrl, ...(await service.createKey({ permissions: ['users_view'] })) });
     assert.equal((await viewer.deleteUser({ target_user: { user_id: user.user_id } })).error?.code, 'permission_denied');
+  });
+
+  it('goes through every user a page at a time with eachUser, and throws the error answer it meets', async () => {
+    for (const name of ['kim', 'lou', 'max', 'ned', 'ora']) await service.createUser({ username: `${name}@each.example` });
+    const whole = await sdk.getUsers({ sort_by: 'created', sort_direction: 'desc', page_size: 500 });
+    const expected = whole.data!.users.map((user) => user.user_id);
+    let requests = 0;
+    const counting = createWorkspaceClient({
+      baseUrl: service.baseUrl,
+      ...service.admin,
+      fetch: (request) => {
+        requests += 1;
+        return fetch(request);
+      },
+    });
+    const seen: string[] = [];
+    for await (const user of eachUser({ sort_by: 'created', sort_direction: 'desc', page_size: 2 }, { client: counting })) seen.push(user.user_id);
+    assert.deepEqual(seen, expected);
+    assert.equal(requests, Math.ceil(expected.length / 2));
+
+    const wrong = createWorkspaceClient({ baseUrl: service.baseUrl, api_key: service.admin.api_key, api_key_secret: 'not-the-secret' });
+    await assert.rejects(
+      async () => {
+        for await (const user of eachUser({}, { client: wrong })) assert.fail(`yielded ${user.user_id}`);
+      },
+      (error: unknown) => error instanceof WorkspaceCallError && error.error.code === 'invalid_credentials',
+    );
   });
 
   it('uses an injected fetch for every request', async () => {

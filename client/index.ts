@@ -167,3 +167,39 @@ export const deleteUser: WorkspaceClient['deleteUser'] = (params, options) => cl
 export const getGroups: WorkspaceClient['getGroups'] = (params, options) => client().getGroups(params, options);
 export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
+
+/** An error answer met while going through a listing; `error` is the contract's error body or a ClientFailure. */
+export class WorkspaceCallError extends Error {
+  constructor(readonly error: ApiError | ClientFailure) {
+    super(error.error_message);
+    this.name = 'WorkspaceCallError';
+  }
+}
+
+export interface EachUserOptions extends CallOptions {
+  /** The client to ask; default the one the named exports share. */
+  client?: WorkspaceClient;
+}
+
+/**
+ * Every user, in the order asked for, fetched a page at a time by following
+ * `next_cursor`: users added or removed meanwhile are neither repeated nor
+ * skipped, and memory holds one page. An error answer ends the loop by throwing
+ * a WorkspaceCallError, as an iterator has no other way to report one.
+ *
+ *     for await (const user of eachUser({ sort_by: 'created', page_size: 500 })) …
+ */
+export async function* eachUser(
+  params: Omit<Params<'getUsers'>, 'page' | 'cursor'> = {},
+  { client: via = client(), ...callOptions }: EachUserOptions = {},
+): AsyncGenerator<User, void, undefined> {
+  let cursor: string | null | undefined;
+  do {
+    const { page_size, api_key, api_key_secret } = params;
+    const request = cursor ? { cursor, page_size, api_key, api_key_secret } : params;
+    const result = await via.getUsers(request, callOptions);
+    if (result.error) throw new WorkspaceCallError(result.error);
+    yield* result.data.users;
+    cursor = result.data.next_cursor;
+  } while (cursor);
+}

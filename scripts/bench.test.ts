@@ -33,12 +33,13 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'memory_rss_end_mb',
         'memory_rss_floor_growth_mb',
         'get_users_p99_ms_one_connection',
+        'get_users_cursor_p99_ms',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 11);
+      assert.equal(figures.scenarios.length, 13);
     } finally {
       await rm(out, { force: true });
     }

@@ -9,7 +9,7 @@
  *
  * Scenarios: (a) baseline, bare express answering a fixed user; (b) update_user
  * without a password on 10,000 users; (c) get_users, a page of 100 from
- * 100,000 users; (d) update_user with a password change, and get_user's p99
+ * 100,000 users at a random depth, by page number and by cursor; (d) update_user with a password change, and get_user's p99
  * during that burst; (e) the Prism mock answering update_user; (f) the sample
  * server's /api/data; (g) time from process start to the first 200. Also
  * update_user without request validation (what the validator costs) and (h)
@@ -193,10 +193,24 @@ async function main(): Promise<void> {
     // (c) A page of 100 from 100,000 users.
     const big = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, healthz);
     const randomPage = posting('/api/public/get_users', () => ({ ...large.credentials, page: 1 + Math.floor(Math.random() * 1000), page_size: 100, sort_by: 'last_name' }));
-    results.push(await load('(c) get_users, 100 of 100k', { url: big.url, requests: randomPage }));
+    results.push(await load('(c) get_users, page 1-1000 of 100k', { url: big.url, requests: randomPage }));
     // The same pages one at a time: what a page costs, without 49 others queued ahead of it.
     const pageAlone = await load('    get_users, 1 connection', { url: big.url, connections: 1, requests: randomPage });
     results.push(pageAlone);
+    // The same depths by cursor: each cursor is the next_cursor of a random page, taken before the load.
+    const cursors: string[] = [];
+    for (let taken = 0; taken < 200; taken++) {
+      const answer = await fetch(`${big.url}/api/public/get_users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ...large.credentials, page: 1 + Math.floor(Math.random() * 999), page_size: 100, sort_by: 'last_name' }),
+      });
+      cursors.push(((await answer.json()) as { next_cursor: string }).next_cursor);
+    }
+    const randomCursor = posting('/api/public/get_users', () => ({ ...large.credentials, cursor: pick(cursors), page_size: 100 }));
+    const byCursor = await load('(c) get_users by cursor', { url: big.url, requests: randomCursor });
+    const cursorAlone = await load('    by cursor, 1 connection', { url: big.url, connections: 1, requests: randomCursor });
+    results.push(byCursor, cursorAlone);
     await big.stop();
 
     // (e) The Prism mock.
@@ -231,6 +245,9 @@ async function main(): Promise<void> {
       get_users_rps: c.rps,
       get_users_p99_ms: c.p99,
       get_users_p99_ms_one_connection: pageAlone.p99,
+      get_users_cursor_rps: byCursor.rps,
+      get_users_cursor_p99_ms: byCursor.p99,
+      get_users_cursor_p99_ms_one_connection: cursorAlone.p99,
       password_update_rps: d.rps,
       get_user_p99_alone_ms: alone.p99,
       get_user_p99_during_password_burst_ms: during.p99,

@@ -21,6 +21,8 @@ export interface ContractOperation {
   takesPassword: boolean;
   /** The query parameters the operation declares (none, so far). */
   queryParameters: string[];
+  /** Body fields that must not come together (the body schema's `not: {required: [...]}`), e.g. page and cursor. */
+  exclusiveFields: string[];
 }
 
 /** The bundle as JSON (generated beside openapi.yaml): parsing YAML took a tenth of every start. */
@@ -29,6 +31,7 @@ export const WORKSPACE_CONTRACT_PATH = projectFile('generated', 'workspace', 'op
 interface SchemaObject {
   $ref?: string;
   properties?: Record<string, SchemaObject>;
+  not?: { required?: string[] };
 }
 
 interface OperationObject {
@@ -69,6 +72,10 @@ function takesPassword(operation: OperationObject): boolean {
   return resolve(resolve(body?.properties?.target_user)?.properties?.password) !== undefined;
 }
 
+function exclusiveFields(operation: OperationObject): string[] {
+  return resolve(operation.requestBody?.content['application/json']?.schema)?.not?.required ?? [];
+}
+
 /** Every operation the contract declares. */
 export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
@@ -80,5 +87,6 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.
       permission: requiredPermission(String(operation.operationId), operation['x-permission']),
       takesPassword: takesPassword(operation),
       queryParameters: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+      exclusiveFields: exclusiveFields(operation),
     })),
 );

@@ -69,6 +69,39 @@ describe('the workspace-users CLI, end to end', () => {
     assert.equal(await service.store.findUserById(user_id), undefined);
   });
 
+  it('lists a page, the page after it by cursor, and every user with --all', async () => {
+    for (const name of ['ann', 'bob', 'cy', 'dee', 'eve']) await service.createUser({ username: `${name}@list.example`, last_name: name.toUpperCase() });
+    const everyone = await service.callAsAdmin('get_users', { sort_by: 'last_name', sort_direction: 'desc', page_size: 500 });
+    const inOrder: string[] = everyone.body.users.map((user: { username: string }) => user.username);
+    assert.ok(inOrder.length >= 5);
+
+    const first = await cli(['list', '--page-size', '2', '--sort-by', 'last_name', '--desc']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`page 1 of ${Math.ceil(inOrder.length / 2)}, ${inOrder.length} users in all`));
+    const cursor = /next page: --cursor (\S+)/.exec(first.stdout)?.[1];
+    assert.ok(cursor, first.stdout);
+    const second = await cli(['list', '--cursor', cursor, '--page-size', '2', '--json']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(
+      JSON.parse(second.stdout).users.map((user: { username: string }) => user.username),
+      inOrder.slice(2, 4),
+    );
+
+    const all = await cli(['list', '--all', '--page-size', '2', '--sort-by', 'last_name', '--desc', '--json']);
+    assert.equal(all.code, 0, all.stderr);
+    assert.deepEqual(
+      JSON.parse(all.stdout).map((user: { username: string }) => user.username),
+      inOrder,
+    );
+
+    const both = await cli(['list', '--page', '2', '--cursor', cursor]);
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /cannot be used with/);
+    const forged = await cli(['list', '--cursor', 'bm90LWEtY3Vyc29y']);
+    assert.equal(forged.code, 1);
+    assert.match(forged.stderr, /cursor: is not a cursor this service handed out.*\(invalid_cursor\)/);
+  });
+
   it('fails with the service\'s error_message on stderr and a non-zero exit', async () => {
     const missing = await cli(['get', '0'.repeat(32)]);
     assert.equal(missing.code, 1);

@@ -7,12 +7,14 @@
  * Exit 0 on success; on failure, the service's error_message on stderr and exit 1.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createWorkspaceClient, type Group, type WorkspaceClient } from '../index.js';
+import { createWorkspaceClient, eachUser, WorkspaceCallError, type Group, type Params, type User, type WorkspaceClient } from '../index.js';
 import { importUsers } from './import-users.js';
-import { CliError, dataOf, printJson, printTable, printUser, printUsers } from './output.js';
+import { CliError, dataOf, describe, printJson, printTable, printUser, printUsers } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
+type SortField = NonNullable<Params<'getUsers'>['sort_by']>;
+const SORT_FIELDS = ['username', 'created', 'first_name', 'last_name'] as const satisfies readonly SortField[];
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -52,16 +54,39 @@ program
 
 program
   .command('list')
-  .description('list users, a page at a time')
-  .option('--page <n>', 'the page, from 1', positiveInteger, 1)
+  .description('list users, a page at a time, or all of them')
+  .addOption(new Option('--page <n>', 'the page, from 1 (default 1)').argParser(positiveInteger).conflicts(['cursor', 'all']))
+  .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
+  .option('--all', 'every user, fetched a page at a time')
   .option('--page-size <n>', 'users per page (at most 500)', positiveInteger, 100)
+  .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORT_FIELDS))
+  .addOption(new Option('--desc', 'in descending order'))
   .option('--json', 'print JSON')
-  .action(async (options: { page: number; pageSize: number; json?: boolean }) => {
-    const page = dataOf(await client().getUsers({ page: options.page, page_size: options.pageSize }));
+  .action(async (options: { page?: number; cursor?: string; all?: boolean; pageSize: number; sortBy?: SortField; desc?: boolean; json?: boolean }) => {
+    const order = {
+      ...(options.sortBy ? { sort_by: options.sortBy } : {}),
+      ...(options.desc ? { sort_direction: 'desc' as const } : {}),
+    };
+    if (options.all) {
+      const users: User[] = [];
+      try {
+        for await (const user of eachUser({ ...order, page_size: options.pageSize }, { client: client() })) users.push(user);
+      } catch (error) {
+        if (error instanceof WorkspaceCallError) throw new CliError(describe(error.error));
+        throw error;
+      }
+      if (options.json) return printJson(users);
+      printUsers(users);
+      process.stdout.write(`${users.length} users\n`);
+      return;
+    }
+    const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 1 };
+    const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize }));
     if (options.json) return printJson(page);
     printUsers(page.users);
-    const pages = Math.max(1, Math.ceil(page.total / page.page_size));
-    process.stdout.write(`page ${page.page} of ${pages}, ${page.total} users in all\n`);
+    const where = page.page ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}` : `${page.users.length} users`;
+    process.stdout.write(`${where}, ${page.total} users in all\n`);
+    if (page.next_cursor) process.stdout.write(`next page: --cursor ${page.next_cursor}\n`);
   });
 
 program

@@ -28,7 +28,7 @@ function expectStatuses(label: string, exchanges: Exchange[], expected: number[]
   return got.join() === expected.join() ? [] : [`${label}: statuses ${got.join(' ')}, expected ${expected.join(' ')}`];
 }
 
-const HAPPY = Array<number>(10).fill(200);
+const HAPPY = Array<number>(14).fill(200);
 
 export async function runProxyCheck(target: GateTarget): Promise<CheckResult> {
   const fixtures = new Fixtures(target);

@@ -67,6 +67,11 @@ export async function happyPath({ baseUrl, credentials, groupId }: ScenarioOptio
   await sdk.getUser({ target_user: { user_id } });
   await sdk.getUser({ target_user: { username } });
   await sdk.getUsers({ page: 1, page_size: 25, sort_by: 'created', sort_direction: 'desc' });
+  // A second user, so that the newest one is followed by another and its page has a next_cursor.
+  const second = await sdk.createUser({ target_user: { username: `second.${username}` } });
+  const newest = await sdk.getUsers({ page_size: 1, sort_by: 'created', sort_direction: 'desc' });
+  await sdk.getUsers({ cursor: newest.data?.next_cursor ?? 'no-next-cursor', page_size: 1 });
+  await sdk.deleteUser({ target_user: { user_id: second.data?.user.user_id ?? randomHex(16) } });
   await sdk.updateUser({ target_user: { user_id, organization: 'Analytical Engines', password: 'Another-Horse-43' } });
   const groups = await sdk.getGroups();
   const group_id = groupId ?? groups.data?.groups.find((group) => !group.is_system)?.group_id ?? randomHex(16);

@@ -220,11 +220,12 @@ export async function connectDeployment({ baseUrl, admin, databaseUrl }: Deploym
     trustsForwardedFor: false,
     async snapshot() {
       const users: unknown[] = [];
-      for (let page = 1; ; page++) {
-        const answer = await call('get_users', { page, page_size: 500, sort_by: 'created' });
+      let cursor: string | null | undefined;
+      do {
+        const answer = await call('get_users', { ...(cursor ? { cursor } : { sort_by: 'created' }), page_size: 500 });
         users.push(...answer.users);
-        if (answer.users.length < 500) break;
-      }
+        cursor = answer.next_cursor;
+      } while (cursor);
       return digest([users, (await call('get_groups', {})).groups]);
     },
     logs: () => '',

@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * List users
-         * @description Returns one page of users (at most 500), sorted as asked, with the total count.
+         * @description Returns one page of users (at most 500), sorted as asked, with the total count. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
          */
         post: operations["getUsers"];
         delete?: never;
@@ -315,30 +315,29 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_request" | "weak_password" | "invalid_cursor" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
         GetUsersRequest: {
             api_key: components["schemas"]["ApiKey"];
             api_key_secret: components["schemas"]["ApiKeySecret"];
-            /**
-             * @description The page to return, counting from 1.
-             * @default 1
-             */
+            /** @description The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1. */
             page?: number;
             /**
              * @description Users per page.
              * @default 100
              */
             page_size?: number;
+            /** @description Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`. */
+            cursor?: string;
             /**
-             * @default username
+             * @description The field to order by; users with equal values follow in user_id order. Default username.
              * @enum {string}
              */
             sort_by?: "username" | "created" | "first_name" | "last_name";
             /**
-             * @default asc
+             * @description Default asc.
              * @enum {string}
              */
             sort_direction?: "asc" | "desc";
@@ -399,8 +398,11 @@ export interface components {
             users: components["schemas"]["User"][];
             /** @description How many users there are in all. */
             total: number;
-            page: number;
+            /** @description The page number asked for; absent when the page was asked for by `cursor`. */
+            page?: number;
             page_size: number;
+            /** @description Pass this as `cursor` for the page after this one; null when no user follows this page. */
+            next_cursor: string | null;
         };
         /** @description Names a user by identifier. */
         UserRef: {
@@ -593,6 +595,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown
+         *     field, `page` and `cursor` together), or the cursor is not one the service handed out
+         *     or asks for another order than it carries (`invalid_cursor`; start the listing again
+         *     without a cursor).
+         */
+        InvalidListingRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The key is valid but lacks the permission this operation needs (its `x-permission`). */
         PermissionDenied: {
             headers: {
@@ -720,7 +736,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidListingRequest"];
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];

@@ -123,6 +123,119 @@ describe('the user lifecycle', () => {
     });
   });
 
+  describe('get_users by cursor', () => {
+    let directory: TestService;
+    before(async () => {
+      directory = await startTestService();
+      // Ties on purpose: three Smiths and two Jones, created in an order unlike any sort.
+      const people = [['smith', 'Mia'], ['jones', 'Ann'], ['smith', 'Zoe'], ['avery', 'Kim'], ['smith', 'Ann'], ['jones', 'Lee'], ['baker', 'Ann']];
+      for (const [index, [last_name, first_name]] of people.entries()) {
+        await directory.createUser({ username: `u${(index * 5) % 7}@x.io`, last_name, first_name });
+      }
+    });
+    after(() => directory.close());
+
+    type Page = {
+      status: number;
+      text: string;
+      body: { users: { user_id: string; username: string }[]; next_cursor: string | null; page?: number; total: number };
+    };
+    const ids = (answer: Page) => answer.body.users.map((user) => user.user_id);
+
+    async function walk(service: TestService, order: Record<string, unknown>, pageSize: number): Promise<string[][]> {
+      const pages: string[][] = [];
+      let answer = (await service.callAsAdmin('get_users', { ...order, page_size: pageSize })) as Page;
+      for (;;) {
+        assert.equal(answer.status, 200, answer.text);
+        pages.push(ids(answer));
+        if (answer.body.next_cursor === null) return pages;
+        assert.ok(pages.length <= 20, 'the cursor never ends');
+        answer = (await service.callAsAdmin('get_users', { cursor: answer.body.next_cursor, page_size: pageSize })) as Page;
+        assert.equal(answer.body.page, undefined);
+      }
+    }
+
+    it('goes through every user once, in the order of one big page, for every order', async () => {
+      for (const sort_by of ['username', 'created', 'first_name', 'last_name']) {
+        for (const sort_direction of ['asc', 'desc']) {
+          const order = { sort_by, sort_direction };
+          const whole = ids((await directory.callAsAdmin('get_users', { ...order, page_size: 500 })) as Page);
+          assert.equal(whole.length, 7);
+          const pages = await walk(directory, order, 2);
+          assert.deepEqual(
+            pages.map((page) => page.length),
+            [2, 2, 2, 1],
+            `${sort_by} ${sort_direction}`,
+          );
+          assert.deepEqual(pages.flat(), whole, `${sort_by} ${sort_direction}`);
+        }
+      }
+    });
+
+    it('has no next_cursor after a page that ends the listing exactly', async () => {
+      const first = (await directory.callAsAdmin('get_users', { page_size: 7 })) as Page;
+      assert.equal(first.body.users.length, 7);
+      assert.equal(first.body.next_cursor, null);
+      const upToLast = (await directory.callAsAdmin('get_users', { page_size: 6 })) as Page;
+      const last = (await directory.callAsAdmin('get_users', { cursor: upToLast.body.next_cursor, page_size: 6 })) as Page;
+      assert.equal(last.body.users.length, 1);
+      assert.equal(last.body.next_cursor, null);
+      assert.equal(last.body.total, 7);
+    });
+
+    it('neither repeats nor skips a user when users are added and removed before the cursor', async () => {
+      const service = await startTestService();
+      try {
+        for (const username of ['b@x.io', 'd@x.io', 'f@x.io', 'h@x.io']) await service.createUser({ username });
+        const first = (await service.callAsAdmin('get_users', { page_size: 2 })) as Page;
+        assert.deepEqual(ids(first).length, 2);
+        // Before the next page: one user sorts ahead of the cursor, another sorted ahead of it is gone.
+        await service.createUser({ username: 'a@x.io' });
+        assert.equal((await service.callAsAdmin('delete_user', { target_user: { user_id: ids(first)[0] } })).status, 200);
+        const byCursor = (await service.callAsAdmin('get_users', { cursor: first.body.next_cursor, page_size: 2 })) as Page;
+        assert.deepEqual(
+          byCursor.body.users.map((user) => user.username),
+          ['f@x.io', 'h@x.io'],
+        );
+      } finally {
+        await service.close();
+      }
+    });
+
+    it('takes sort_by and sort_direction only as the cursor has them, and never with page', async () => {
+      const first = (await directory.callAsAdmin('get_users', { sort_by: 'last_name', sort_direction: 'desc', page_size: 2 })) as Page;
+      const cursor = first.body.next_cursor;
+      const same = await directory.callAsAdmin('get_users', { cursor, sort_by: 'last_name', sort_direction: 'desc', page_size: 2 });
+      assert.equal(same.status, 200, same.text);
+      for (const [fields, code, path, message] of [
+        [{ cursor, page: 2 }, 'invalid_request', '/body', 'must not have page and cursor together'],
+        [{ cursor, sort_by: 'username' }, 'invalid_cursor', '/body/sort_by', 'must be last_name, the order of the cursor, or left out'],
+        [{ cursor, sort_direction: 'asc' }, 'invalid_cursor', '/body/sort_direction', 'must be desc, the order of the cursor, or left out'],
+      ] as const) {
+        const answer = await directory.callAsAdmin('get_users', fields);
+        assert.equal(answer.status, 400, JSON.stringify(fields));
+        assert.equal(answer.body.code, code);
+        assert.deepEqual(answer.body.errors, [{ path, message }]);
+      }
+    });
+
+    it("refuses a cursor it did not hand out as invalid_cursor, and text no cursor has as invalid_request", async () => {
+      const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      for (const cursor of ['bm90IGpzb24', forged([1, 'password_hash', 'asc', 'x', 'y']), forged([2, 'username', 'asc', 'x', 'y']), forged({ after: 'x' })]) {
+        const answer = await directory.callAsAdmin('get_users', { cursor });
+        assert.equal(answer.status, 400, cursor);
+        assert.equal(answer.body.code, 'invalid_cursor');
+        assert.equal(answer.body.errors[0].path, '/body/cursor', cursor);
+      }
+      for (const cursor of ['a+b/c=', '', 'x'.repeat(2049)]) {
+        const answer = await directory.callAsAdmin('get_users', { cursor });
+        assert.equal(answer.status, 400, cursor);
+        assert.equal(answer.body.code, 'invalid_request');
+        assert.equal(answer.body.errors[0].path, '/body/cursor', cursor);
+      }
+    });
+  });
+
   describe('delete_user', () => {
     it('deletes the user and their memberships; a second delete is 404', async () => {
       const user = await service.createUser();

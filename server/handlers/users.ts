@@ -5,6 +5,7 @@ import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { NameTakenError, type UserChanges } from '../store/store.js';
 import type { Handlers, Services } from './types.js';
+import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 
 /** Usernames are compared trimmed, in one Unicode form and lower case (DESIGN.md, User). */
 export function normalizeUsername(username: string): string {
@@ -34,15 +35,25 @@ async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> 
 export function userHandlers({ store }: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
   return {
     async getUsers(body) {
-      const page = body.page ?? 1;
       const pageSize = body.page_size ?? 100;
-      const { users, total } = await store.listUsers({
-        page,
-        pageSize,
-        sortBy: body.sort_by ?? 'username',
-        sortDirection: body.sort_direction ?? 'asc',
-      });
-      return { users, total, page, page_size: pageSize };
+      if (body.cursor === undefined) {
+        const page = body.page ?? 1;
+        const sortBy = body.sort_by ?? 'username';
+        const sortDirection = body.sort_direction ?? 'asc';
+        const { users, total, more } = await store.listUsers({ pageSize, sortBy, sortDirection, start: { skip: (page - 1) * pageSize } });
+        return { users, total, page, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
+      }
+      // The contract refuses this already; checked again for a request that reaches here unvalidated.
+      if (body.page !== undefined) throw new ApiError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
+      const { sortBy, sortDirection, after } = parseCursor(body.cursor);
+      if (body.sort_by !== undefined && body.sort_by !== sortBy) {
+        throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);
+      }
+      if (body.sort_direction !== undefined && body.sort_direction !== sortDirection) {
+        throw invalidCursor('/body/sort_direction', `must be ${sortDirection}, the order of the cursor, or left out`);
+      }
+      const { users, total, more } = await store.listUsers({ pageSize, sortBy, sortDirection, start: { after } });
+      return { users, total, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
     },
 
     async getUser({ target_user }) {

@@ -38,6 +38,15 @@ const echo = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` :
 /** Operations whose body may carry a password, by the path the validator reports. */
 const PASSWORD_ROUTES = new Set(OPERATIONS.filter((operation) => operation.takesPassword).map((operation) => operation.path));
 
+/** Fields that must not come together, by path: Ajv reports them only as "/body: must NOT be valid". */
+const EXCLUSIVE_FIELDS = new Map(OPERATIONS.filter((operation) => operation.exclusiveFields.length > 0).map((operation) => [operation.path, operation.exclusiveFields]));
+
+function describeExclusive(error: ValidatorError['errors'][number], req: Request): ValidatorError['errors'][number] {
+  const fields = EXCLUSIVE_FIELDS.get(req.path);
+  if (!fields || error.path !== '/body' || error.errorCode !== 'not.openapi.validation') return error;
+  return { ...error, message: `must not have ${fields.join(' and ')} together` };
+}
+
 /**
  * What a password in this request breaks, if the operation takes one. Worked
  * out here rather than read from the validator, which stops at the first
@@ -54,7 +63,10 @@ function invalidRequest(errors: ValidatorError['errors'], req: Request): ApiErro
   const isPolicyError = (e: ValidatorError['errors'][number]) => e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
   // A password refused for another reason (say, as an unknown field) is reported as the validator says.
   const otherPasswordError = errors.some((e) => e.path === PASSWORD_PATH && !isPolicyError(e));
-  const details: ErrorDetail[] = errors.filter((e) => !isPolicyError(e)).map(({ path, message }) => ({ path, message }));
+  const details: ErrorDetail[] = errors
+    .filter((e) => !isPolicyError(e))
+    .map((e) => describeExclusive(e, req))
+    .map(({ path, message }) => ({ path, message }));
   if (violation !== undefined && !otherPasswordError) {
     const policyDetail = { path: PASSWORD_PATH, message: violation };
     if (details.length === 0) return new ApiError(400, 'weak_password', `Password ${violation}`, [policyDetail]);

@@ -14,6 +14,7 @@ import {
   type Store,
   type User,
   type UserChanges,
+  type UserListing,
   type UserQuery,
 } from './store.js';
 import { ALL_USERS_GROUP } from './migrations.js';
@@ -56,16 +57,22 @@ export class KyselyStore implements Store {
     private readonly flavour: Flavour,
   ) {}
 
-  async listUsers({ page, pageSize, sortBy, sortDirection }: UserQuery): Promise<{ users: User[]; total: number }> {
-    // The page's ids come from the sort column's covering index alone, so rows skipped by a deep
-    // OFFSET are never read; only the page's own rows are (twice as fast at 50,000 rows deep).
-    const pageIds = this.db
+  async listUsers({ pageSize, sortBy, sortDirection, start }: UserQuery): Promise<UserListing> {
+    // The page's ids come from the sort column's covering index alone: a page `after` a
+    // position seeks straight to it, and one after `skip` users walks the index past them
+    // without reading their rows. One id more than the page tells whether another follows.
+    let pageIds = this.db
       .selectFrom('users')
       .select('user_id')
       .orderBy(sortBy, sortDirection)
       .orderBy('user_id', sortDirection)
-      .limit(pageSize)
-      .offset((page - 1) * pageSize);
+      .limit(pageSize + 1);
+    if ('after' in start) {
+      const { value, userId } = start.after;
+      pageIds = pageIds.where((eb) => eb(eb.refTuple(sortBy, 'user_id'), sortDirection === 'asc' ? '>' : '<', eb.tuple(value, userId)));
+    } else if (start.skip > 0) {
+      pageIds = pageIds.offset(start.skip);
+    }
     const rows = await this.db
       .selectFrom('users')
       .select(USER_COLUMNS)
@@ -77,7 +84,8 @@ export class KyselyStore implements Store {
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number | string>().as('total'))
       .executeTakeFirstOrThrow();
-    return { users: await this.#withGroups(this.db, rows), total: Number(total) };
+    const more = rows.length > pageSize;
+    return { users: await this.#withGroups(this.db, more ? rows.slice(0, pageSize) : rows), total: Number(total), more };
   }
 
   async findUserById(userId: string): Promise<User | undefined> {

@@ -8,7 +8,7 @@ import type { ApiKeyRecord } from '../auth/api-keys.js';
 
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
-type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
+export type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
 
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
 export type UserProfile = Pick<User, 'username' | 'first_name' | 'last_name' | 'phone' | 'organization' | 'locked' | 'disabled'>;
@@ -25,11 +25,26 @@ export interface UserChanges extends Partial<UserProfile> {
   password_set_date?: string;
 }
 
+/** A place in the order of a listing: a user's value of the sort field, and its user_id for ties. */
+export interface SortPosition {
+  value: string;
+  userId: string;
+}
+
 export interface UserQuery {
-  page: number;
   pageSize: number;
   sortBy: SortableField;
   sortDirection: 'asc' | 'desc';
+  /** Where the page starts: after skipping this many users, or right after this position. */
+  start: { skip: number } | { after: SortPosition };
+}
+
+export interface UserListing {
+  users: User[];
+  /** How many users there are in all. */
+  total: number;
+  /** Whether any user follows the last one of this page. */
+  more: boolean;
 }
 
 export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
@@ -43,7 +58,7 @@ export class NameTakenError extends Error {
 }
 
 export interface Store {
-  listUsers(query: UserQuery): Promise<{ users: User[]; total: number }>;
+  listUsers(query: UserQuery): Promise<UserListing>;
   findUserById(userId: string): Promise<User | undefined>;
   findUserByUsername(username: string): Promise<User | undefined>;
   /** Creates the user in the system group "All Users". Throws NameTakenError. */

@@ -444,7 +444,7 @@ class UsersApi(object):
     def get_users(self, get_users_request, **kwargs):  # noqa: E501
         """List users  # noqa: E501
 
-        Returns one page of users (at most 500), sorted as asked, with the total count.  # noqa: E501
+        Returns one page of users (at most 500), sorted as asked, with the total count. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.  # noqa: E501
         This method makes a synchronous HTTP request by default. To make an
         asynchronous HTTP request, please pass async_req=True
 
@@ -474,7 +474,7 @@ class UsersApi(object):
     def get_users_with_http_info(self, get_users_request, **kwargs):  # noqa: E501
         """List users  # noqa: E501
 
-        Returns one page of users (at most 500), sorted as asked, with the total count.  # noqa: E501
+        Returns one page of users (at most 500), sorted as asked, with the total count. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.  # noqa: E501
         This method makes a synchronous HTTP request by default. To make an
         asynchronous HTTP request, please pass async_req=True
 

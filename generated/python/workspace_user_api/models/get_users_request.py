@@ -37,6 +37,7 @@ class GetUsersRequest(object):
         'api_key_secret': 'str',
         'page': 'int',
         'page_size': 'int',
+        'cursor': 'str',
         'sort_by': 'str',
         'sort_direction': 'str'
     }
@@ -46,11 +47,12 @@ class GetUsersRequest(object):
         'api_key_secret': 'api_key_secret',
         'page': 'page',
         'page_size': 'page_size',
+        'cursor': 'cursor',
         'sort_by': 'sort_by',
         'sort_direction': 'sort_direction'
     }
 
-    def __init__(self, api_key=None, api_key_secret=None, page=1, page_size=100, sort_by='username', sort_direction='asc', local_vars_configuration=None):  # noqa: E501
+    def __init__(self, api_key=None, api_key_secret=None, page=None, page_size=100, cursor=None, sort_by=None, sort_direction=None, local_vars_configuration=None):  # noqa: E501
         """GetUsersRequest - a model defined in OpenAPI"""  # noqa: E501
         if local_vars_configuration is None:
             local_vars_configuration = Configuration()
@@ -60,6 +62,7 @@ class GetUsersRequest(object):
         self._api_key_secret = None
         self._page = None
         self._page_size = None
+        self._cursor = None
         self._sort_by = None
         self._sort_direction = None
         self.discriminator = None
@@ -70,6 +73,8 @@ class GetUsersRequest(object):
             self.page = page
         if page_size is not None:
             self.page_size = page_size
+        if cursor is not None:
+            self.cursor = cursor
         if sort_by is not None:
             self.sort_by = sort_by
         if sort_direction is not None:
@@ -144,7 +149,7 @@ class GetUsersRequest(object):
     def page(self):
         """Gets the page of this GetUsersRequest.  # noqa: E501
 
-        The page to return, counting from 1.  # noqa: E501
+        The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1.  # noqa: E501
 
         :return: The page of this GetUsersRequest.  # noqa: E501
         :rtype: int
@@ -155,7 +160,7 @@ class GetUsersRequest(object):
     def page(self, page):
         """Sets the page of this GetUsersRequest.
 
-        The page to return, counting from 1.  # noqa: E501
+        The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1.  # noqa: E501
 
         :param page: The page of this GetUsersRequest.  # noqa: E501
         :type page: int
@@ -199,9 +204,42 @@ class GetUsersRequest(object):
         self._page_size = page_size
 
     @property
+    def cursor(self):
+        """Gets the cursor of this GetUsersRequest.  # noqa: E501
+
+        Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`.  # noqa: E501
+
+        :return: The cursor of this GetUsersRequest.  # noqa: E501
+        :rtype: str
+        """
+        return self._cursor
+
+    @cursor.setter
+    def cursor(self, cursor):
+        """Sets the cursor of this GetUsersRequest.
+
+        Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`.  # noqa: E501
+
+        :param cursor: The cursor of this GetUsersRequest.  # noqa: E501
+        :type cursor: str
+        """
+        if (self.local_vars_configuration.client_side_validation and
+                cursor is not None and len(cursor) > 2048):
+            raise ValueError("Invalid value for `cursor`, length must be less than or equal to `2048`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                cursor is not None and len(cursor) < 1):
+            raise ValueError("Invalid value for `cursor`, length must be greater than or equal to `1`")  # noqa: E501
+        if (self.local_vars_configuration.client_side_validation and
+                cursor is not None and not re.search(r'^[A-Za-z0-9_-]+$', cursor)):  # noqa: E501
+            raise ValueError(r"Invalid value for `cursor`, must be a follow pattern or equal to `/^[A-Za-z0-9_-]+$/`")  # noqa: E501
+
+        self._cursor = cursor
+
+    @property
     def sort_by(self):
         """Gets the sort_by of this GetUsersRequest.  # noqa: E501
 
+        The field to order by; users with equal values follow in user_id order. Default username.  # noqa: E501
 
         :return: The sort_by of this GetUsersRequest.  # noqa: E501
         :rtype: str
@@ -212,6 +250,7 @@ class GetUsersRequest(object):
     def sort_by(self, sort_by):
         """Sets the sort_by of this GetUsersRequest.
 
+        The field to order by; users with equal values follow in user_id order. Default username.  # noqa: E501
 
         :param sort_by: The sort_by of this GetUsersRequest.  # noqa: E501
         :type sort_by: str
@@ -229,6 +268,7 @@ class GetUsersRequest(object):
     def sort_direction(self):
         """Gets the sort_direction of this GetUsersRequest.  # noqa: E501
 
+        Default asc.  # noqa: E501
 
         :return: The sort_direction of this GetUsersRequest.  # noqa: E501
         :rtype: str
@@ -239,6 +279,7 @@ class GetUsersRequest(object):
     def sort_direction(self, sort_direction):
         """Sets the sort_direction of this GetUsersRequest.
 
+        Default asc.  # noqa: E501
 
         :param sort_direction: The sort_direction of this GetUsersRequest.  # noqa: E501
         :type sort_direction: str

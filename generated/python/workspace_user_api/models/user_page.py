@@ -36,17 +36,19 @@ class UserPage(object):
         'users': 'list[User]',
         'total': 'int',
         'page': 'int',
-        'page_size': 'int'
+        'page_size': 'int',
+        'next_cursor': 'str'
     }
 
     attribute_map = {
         'users': 'users',
         'total': 'total',
         'page': 'page',
-        'page_size': 'page_size'
+        'page_size': 'page_size',
+        'next_cursor': 'next_cursor'
     }
 
-    def __init__(self, users=None, total=None, page=None, page_size=None, local_vars_configuration=None):  # noqa: E501
+    def __init__(self, users=None, total=None, page=None, page_size=None, next_cursor=None, local_vars_configuration=None):  # noqa: E501
         """UserPage - a model defined in OpenAPI"""  # noqa: E501
         if local_vars_configuration is None:
             local_vars_configuration = Configuration()
@@ -56,12 +58,15 @@ class UserPage(object):
         self._total = None
         self._page = None
         self._page_size = None
+        self._next_cursor = None
         self.discriminator = None
 
         self.users = users
         self.total = total
-        self.page = page
+        if page is not None:
+            self.page = page
         self.page_size = page_size
+        self.next_cursor = next_cursor
 
     @property
     def users(self):
@@ -118,6 +123,7 @@ class UserPage(object):
     def page(self):
         """Gets the page of this UserPage.  # noqa: E501
 
+        The page number asked for; absent when the page was asked for by `cursor`.  # noqa: E501
 
         :return: The page of this UserPage.  # noqa: E501
         :rtype: int
@@ -128,12 +134,11 @@ class UserPage(object):
     def page(self, page):
         """Sets the page of this UserPage.
 
+        The page number asked for; absent when the page was asked for by `cursor`.  # noqa: E501
 
         :param page: The page of this UserPage.  # noqa: E501
         :type page: int
         """
-        if self.local_vars_configuration.client_side_validation and page is None:  # noqa: E501
-            raise ValueError("Invalid value for `page`, must not be `None`")  # noqa: E501
         if (self.local_vars_configuration.client_side_validation and
                 page is not None and page < 1):  # noqa: E501
             raise ValueError("Invalid value for `page`, must be a value greater than or equal to `1`")  # noqa: E501
@@ -165,6 +170,29 @@ class UserPage(object):
             raise ValueError("Invalid value for `page_size`, must be a value greater than or equal to `1`")  # noqa: E501
 
         self._page_size = page_size
+
+    @property
+    def next_cursor(self):
+        """Gets the next_cursor of this UserPage.  # noqa: E501
+
+        Pass this as `cursor` for the page after this one; null when no user follows this page.  # noqa: E501
+
+        :return: The next_cursor of this UserPage.  # noqa: E501
+        :rtype: str
+        """
+        return self._next_cursor
+
+    @next_cursor.setter
+    def next_cursor(self, next_cursor):
+        """Sets the next_cursor of this UserPage.
+
+        Pass this as `cursor` for the page after this one; null when no user follows this page.  # noqa: E501
+
+        :param next_cursor: The next_cursor of this UserPage.  # noqa: E501
+        :type next_cursor: str
+        """
+
+        self._next_cursor = next_cursor
 
     def to_dict(self):
         """Returns the model properties as a dict"""
