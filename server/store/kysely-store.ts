@@ -17,6 +17,7 @@ import {
   type UserListing,
   type UserQuery,
 } from './store.js';
+import { CommitGroup } from './commit-group.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 
 export interface Flavour {
@@ -30,6 +31,12 @@ export interface Flavour {
    * single writer already).
    */
   serialize(trx: Transaction<Database>, name: string): Promise<void>;
+  /**
+   * Whether updates commit in groups (commit-group.ts): on SQLite's one
+   * connection each commit's fsync holds up everything else; PostgreSQL
+   * commits on many connections at once.
+   */
+  groupCommits: boolean;
 }
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -52,10 +59,15 @@ const USER_COLUMNS = [
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
 export class KyselyStore implements Store {
+  /** Present when the flavour groups commits. */
+  readonly commitGroup: CommitGroup | undefined;
+
   constructor(
     readonly db: Kysely<Database>,
     private readonly flavour: Flavour,
-  ) {}
+  ) {
+    this.commitGroup = flavour.groupCommits ? new CommitGroup(db, (error) => flavour.isUniqueViolation(error)) : undefined;
+  }
 
   async listUsers({ pageSize, sortBy, sortDirection, start }: UserQuery): Promise<UserListing> {
     // One user more than the page tells whether another follows it.
@@ -139,12 +151,12 @@ export class KyselyStore implements Store {
     };
     const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
     if (Object.keys(present).length === 0) return this.findUserById(userId);
-    return this.#unique('username', async () => {
-      // One statement changes the row and reads it back, atomic on its own: no
-      // BEGIN, COMMIT or second read (the profile of update_user, BENCHMARKS.md).
-      const row = await this.db.updateTable('users').set(present).where('user_id', '=', userId).returning(USER_COLUMNS).executeTakeFirst();
-      return row && (await this.#withGroups(this.db, [row]))[0];
-    });
+    // One statement changes the row and reads it back (the profile of update_user, BENCHMARKS.md).
+    const update = async (db: Db) => {
+      const row = await db.updateTable('users').set(present).where('user_id', '=', userId).returning(USER_COLUMNS).executeTakeFirst();
+      return row && (await this.#withGroups(db, [row]))[0];
+    };
+    return this.#unique('username', () => (this.commitGroup ? this.commitGroup.run(update) : update(this.db)));
   }
 
   async deleteUser(userId: string): Promise<boolean> {

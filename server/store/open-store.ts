@@ -18,6 +18,7 @@ const sqliteFlavour: Flavour = {
     error instanceof SqliteError && (error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
   // One connection, and SQLite lets one writer in at a time.
   serialize: async () => {},
+  groupCommits: true,
 };
 
 /** A URL fit for messages and logs: any password replaced. */

@@ -43,4 +43,5 @@ export const postgresFlavour: Flavour = {
   serialize: async (trx, name) => {
     await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
   },
+  groupCommits: false,
 };

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { KyselyStore } from './kysely-store.js';
+import { openStore } from './open-store.js';
+import { NameTakenError, type User } from './store.js';
+
+describe('group commit on SQLite', () => {
+  let directory: string;
+  let store: KyselyStore;
+  let users: User[];
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'commit-group-'));
+    store = await openStore(`sqlite:${join(directory, 'users.db')}`);
+    users = [];
+    for (let index = 0; index < 50; index++) {
+      users.push(
+        await store.createUser({
+          user_id: index.toString(16).padStart(32, '0'),
+          username: `user${index}@example.com`,
+          first_name: '',
+          last_name: '',
+          phone: '',
+          organization: 'before',
+          locked: false,
+          disabled: false,
+          password_hash: null,
+          created: new Date().toISOString(),
+        }),
+      );
+    }
+  });
+  after(async () => {
+    await store.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const organizationOf = async (user: User) => (await store.findUserById(user.user_id))?.organization;
+
+  it('commits updates that arrive together in fewer transactions, each answered with its own user', async () => {
+    const group = store.commitGroup!;
+    const before = { ...group.stats };
+    const answers = await Promise.all(users.map((user, index) => store.updateUser(user.user_id, { organization: `org-${index}` })));
+    answers.forEach((answer, index) => assert.equal(answer?.organization, `org-${index}`));
+    for (const [index, user] of users.entries()) assert.equal(await organizationOf(user), `org-${index}`);
+    assert.equal(group.stats.writes - before.writes, 50);
+    assert.ok(group.stats.groups - before.groups < 50, `${group.stats.groups - before.groups} transactions for 50 updates`);
+  });
+
+  it('refuses a taken username without undoing the other updates of its group', async () => {
+    const [first, second, third] = users as [User, User, User];
+    const outcomes = await Promise.allSettled([
+      store.updateUser(first.user_id, { organization: 'kept-1' }),
+      store.updateUser(second.user_id, { username: third.username }),
+      store.updateUser(third.user_id, { organization: 'kept-3' }),
+    ]);
+    assert.equal(outcomes[0].status, 'fulfilled');
+    assert.ok(outcomes[1].status === 'rejected' && outcomes[1].reason instanceof NameTakenError);
+    assert.equal(outcomes[2].status, 'fulfilled');
+    assert.equal(await organizationOf(first), 'kept-1');
+    assert.equal((await store.findUserById(second.user_id))?.username, second.username);
+    assert.equal(await organizationOf(third), 'kept-3');
+  });
+
+  it('rolls the whole group back on any other failure, and every write in it fails', async () => {
+    const group = store.commitGroup!;
+    const [first, second] = users as [User, User];
+    const outcomes = await Promise.allSettled([
+      group.run((trx) => trx.updateTable('users').set({ organization: 'never-1' }).where('user_id', '=', first.user_id).execute()),
+      group.run(async () => {
+        throw new Error('the disk is full');
+      }),
+      group.run((trx) => trx.updateTable('users').set({ organization: 'never-2' }).where('user_id', '=', second.user_id).execute()),
+    ]);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
+    assert.notEqual(await organizationOf(first), 'never-1');
+    assert.notEqual(await organizationOf(second), 'never-2');
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Group commit: writes that arrive while the event loop is busy commit together.
+ *
+ * With `synchronous=FULL`, every SQLite commit waits for an fsync, and the one
+ * connection waits with it. The writes queued during one turn of the event loop
+ * run in a single transaction at the next, so one fsync makes them all durable.
+ * Each caller hears back only after that commit: an acknowledged write is on
+ * disk, as without grouping.
+ *
+ * One write refused by a constraint (a username already taken) leaves the
+ * others in place: SQLite undoes only the failing statement. Any other failure
+ * rolls the whole group back, and every write in it fails.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+type Work<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Job {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class CommitGroup {
+  #queued: Job[] = [];
+  /** Transactions committed (or tried), and the writes they held. */
+  readonly stats = { groups: 0, writes: 0 };
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Errors that undo only their own statement, so the group goes on without it. */
+    private readonly isStatementError: (error: unknown) => boolean,
+  ) {}
+
+  /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => void this.#commit());
+      this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  async #commit(): Promise<void> {
+    const jobs = this.#queued;
+    this.#queued = [];
+    this.stats.groups += 1;
+    this.stats.writes += jobs.length;
+    const outcomes: Outcome[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const job of jobs) {
+          try {
+            outcomes.push({ ok: true, value: await job.work(trx) });
+          } catch (error) {
+            if (!this.isStatementError(error)) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    jobs.forEach((job, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+}
