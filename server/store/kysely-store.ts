@@ -2,7 +2,7 @@
  * The Store on Kysely. Written against what SQLite and PostgreSQL share, so
  * one implementation serves both; the few differences sit in `Flavour`.
  */
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { Permission } from '../contract.js';
 import type { Database, UsersTable } from './schema.js';
@@ -19,6 +19,7 @@ import {
 } from './store.js';
 import { CommitGroup } from './commit-group.js';
 import { ALL_USERS_GROUP } from './migrations.js';
+import { queryTemplate } from './query-template.js';
 
 export interface Flavour {
   /** How a boolean is bound: SQLite takes 0/1, PostgreSQL true/false. */
@@ -62,11 +63,23 @@ export class KyselyStore implements Store {
   /** Present when the flavour groups commits. */
   readonly commitGroup: CommitGroup | undefined;
 
+  /** The queries every authenticated request or update runs, compiled once (query-template.ts). */
+  readonly #apiKeyQuery: (apiKey: string) => CompiledQuery<Selectable<Database['api_keys']>>;
+  readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
+  readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<UserRow>>;
+  /** update_user's query for each set of columns changed, by their names. */
+  readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<UserRow>>();
+
   constructor(
     readonly db: Kysely<Database>,
     private readonly flavour: Flavour,
   ) {
     this.commitGroup = flavour.groupCommits ? new CommitGroup(db, (error) => flavour.isUniqueViolation(error)) : undefined;
+    this.#apiKeyQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
+    this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
+    const userBy = (column: 'user_id' | 'username') =>
+      queryTemplate(1, (value: string) => db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value));
+    this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
   }
 
   async listUsers({ pageSize, sortBy, sortDirection, start }: UserQuery): Promise<UserListing> {
@@ -152,8 +165,9 @@ export class KyselyStore implements Store {
     const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
     if (Object.keys(present).length === 0) return this.findUserById(userId);
     // One statement changes the row and reads it back (the profile of update_user, BENCHMARKS.md).
+    const columns = Object.keys(present) as (keyof typeof values)[];
     const update = async (db: Db) => {
-      const row = await db.updateTable('users').set(present).where('user_id', '=', userId).returning(USER_COLUMNS).executeTakeFirst();
+      const [row] = (await db.executeQuery(this.#updateQuery(columns)(...columns.map((column) => present[column]), userId))).rows;
       return row && (await this.#withGroups(db, [row]))[0];
     };
     return this.#unique('username', () => (this.commitGroup ? this.commitGroup.run(update) : update(this.db)));
@@ -238,7 +252,7 @@ export class KyselyStore implements Store {
   }
 
   async findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+    const [row] = (await this.db.executeQuery(this.#apiKeyQuery(apiKey))).rows;
     return row && { ...row, permissions: parsePermissions(row.permissions) };
   }
 
@@ -270,23 +284,35 @@ export class KyselyStore implements Store {
   }
 
   async #findUser(db: Db, column: 'user_id' | 'username', value: string): Promise<User | undefined> {
-    const row = await db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value).executeTakeFirst();
+    const [row] = (await db.executeQuery(this.#userByQuery[column](value))).rows;
     return row && (await this.#withGroups(db, [row]))[0];
+  }
+
+  #updateQuery(columns: string[]): (...values: unknown[]) => CompiledQuery<UserRow> {
+    const key = columns.join(',');
+    let query = this.#updateQueries.get(key);
+    if (!query) {
+      query = queryTemplate(columns.length + 1, (...values: unknown[]) =>
+        this.db
+          .updateTable('users')
+          .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+          .where('user_id', '=', values[columns.length] as string)
+          .returning(USER_COLUMNS),
+      );
+      this.#updateQueries.set(key, query);
+    }
+    return query;
   }
 
   async #withGroups(db: Db, rows: UserRow[]): Promise<User[]> {
     if (rows.length === 0) return [];
-    const memberships = await db
-      .selectFrom('user_groups')
-      .innerJoin('groups', 'groups.group_id', 'user_groups.group_id')
-      .select(['user_groups.user_id', 'groups.group_id', 'groups.name'])
-      .where(
-        'user_groups.user_id',
-        'in',
-        rows.map((row) => row.user_id),
-      )
-      .orderBy('groups.name')
-      .execute();
+    const memberships =
+      rows.length === 1
+        ? (await db.executeQuery(this.#membershipsOfOneQuery(rows[0]!.user_id))).rows
+        : await membershipsQuery(
+            db,
+            rows.map((row) => row.user_id),
+          ).execute();
     const groupsByUser = new Map<string, User['groups']>();
     for (const { user_id, group_id, name } of memberships) {
       const groups = groupsByUser.get(user_id) ?? [];
@@ -317,6 +343,18 @@ export class KyselyStore implements Store {
       throw error;
     }
   }
+}
+
+type MembershipRow = { user_id: string; group_id: string; name: string };
+
+/** The groups of these users, by name. */
+function membershipsQuery(db: Db, userIds: string[]) {
+  return db
+    .selectFrom('user_groups')
+    .innerJoin('groups', 'groups.group_id', 'user_groups.group_id')
+    .select(['user_groups.user_id', 'groups.group_id', 'groups.name'])
+    .where('user_groups.user_id', 'in', userIds)
+    .orderBy('groups.name');
 }
 
 function parsePermissions(stored: string): Permission[] {
