@@ -1,27 +1,33 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DialectAdapter,
+  type QueryCompiler,
+} from 'kysely';
 import { queryTemplate } from './query-template.js';
 import type { Database } from './schema.js';
 
 // Compiling needs a dialect, not a database.
+const compilingOnly = (createAdapter: () => DialectAdapter, createQueryCompiler: () => QueryCompiler) =>
+  new Kysely<Database>({
+    dialect: { createAdapter, createQueryCompiler, createDriver: () => new DummyDriver(), createIntrospector: (db) => new SqliteIntrospector(db) },
+  });
 const dialects = {
-  sqlite: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  }),
-  postgres: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  }),
+  sqlite: compilingOnly(
+    () => new SqliteAdapter(),
+    () => new SqliteQueryCompiler(),
+  ),
+  postgres: compilingOnly(
+    () => new PostgresAdapter(),
+    () => new PostgresQueryCompiler(),
+  ),
 };
 
 describe('query templates', () => {
