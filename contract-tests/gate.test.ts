@@ -32,8 +32,9 @@ describe('the contract gate', { timeout: 600_000 }, () => {
     assert.ok(passed(results), formatReport('the real service', results));
     assert.deepEqual(
       results.map((result) => result.name),
-      ['routes', 'dredd', 'fuzz', 'prism proxy', 'mock parity'],
+      ['routes', 'dredd', 'fuzz', 'hostile', 'prism proxy', 'mock parity'],
     );
+    assert.match(results[3]!.summary, /^(2[5-9]|[3-9]\d) hostile requests, 0 failures$/);
     assert.match(results[1]!.summary, /^90 transactions, 90 passed, 0 failed, 0 not checked$/);
     // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22".
     const tallies = results[2]!.details ?? [];

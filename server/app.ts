@@ -15,6 +15,7 @@ import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
+import { jsonBody, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
@@ -34,6 +35,8 @@ export interface AppOptions {
   handlers?: Handlers;
 }
 
+const CONTRACT_PATHS = new Set(OPERATIONS.map((operation) => operation.path));
+
 /** Answers hold user records: no caching anywhere, and no content sniffing. */
 const apiHeaders: RequestHandler = (_req, res, next) => {
   res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
@@ -52,11 +55,15 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
+  // One spelling per path: `/API/PUBLIC/GET_GROUPS` and `/api/public/get_groups/` are not routes,
+  // so a reverse proxy's rule for a path cannot be stepped around by another spelling of it.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
   app.use(requestLogging(logger));
   app.use(apiHeaders);
-  // 1. Body parser with a limit.
-  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
+  // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
+  app.use(refuseUnreadableBody(BODY_LIMIT_BYTES), jsonBody(BODY_LIMIT_BYTES));
   // 2. The contract: every request, and every response when asked.
   if (validateRequests || validateResponses) {
     app.use(
@@ -68,6 +75,9 @@ export function createApp({
         validateRequests: validateRequests && { allowUnknownQueryParameters: false },
         validateResponses,
         validateSecurity: false,
+        // Only the contract's own spelling of a path is validated (and then routed); any other
+        // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
+        ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
       }),
     );
   }

@@ -1,13 +1,18 @@
 /**
- * The service's settings, read once from the environment. Every setting has a
- * default that works on a developer's machine; the README's configuration
- * table documents each one.
+ * The service's settings, read once from the environment through one zod
+ * schema per server. Every setting has a default that works on a developer's
+ * machine; the README's configuration table documents each one. A bad value
+ * stops the start with one line naming the variable, the value given and what
+ * is allowed (ConfigError), never a stack trace.
  */
+import proxyAddr from 'proxy-addr';
+import { z } from 'zod';
+
 export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
-  logLevel: string;
+  logLevel: LogLevel;
   /** Validate every response against the contract too (always on under NODE_ENV=test). */
   validateResponses: boolean;
   /** Express's `trust proxy` setting: which proxies may set X-Forwarded-For. */
@@ -19,64 +24,143 @@ export interface AuthThrottleConfig {
   /** Failed credential checks one client address may make within the window. */
   maxFailures: number;
   windowSeconds: number;
+  /** Client addresses (IPv6: /64 networks) remembered at once; past it the least recently failed is forgotten. */
+  capacity?: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/workspace.db';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export class ConfigError extends Error {}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
-  }
-  return value;
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  throw new ConfigError(`${name} must be true or false, not "${env[name]}"`);
-}
+/** Unset and empty are the same: the default applies (a shell's `VAR=` must not mean "zero"). */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
-function trustProxy(raw: string | undefined): Config['trustProxy'] {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return /^\d+$/.test(raw) ? Number(raw) : raw;
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\d+$/, `a whole number from ${min} to ${max}`)
+      .transform(Number)
+      .pipe(z.number().min(min, `a whole number from ${min} to ${max}`).max(max, `a whole number from ${min} to ${max}`))
+      .default(fallback),
+  );
+
+const TRUE_WORDS = ['1', 'true', 'yes', 'on', 'y', 't'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off', 'n', 'f'];
+const BOOLEAN_WORDS = `true or false (also ${[...TRUE_WORDS.slice(0, 4), ...FALSE_WORDS.slice(0, 4)].join(', ')})`;
+
+const flag = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .transform((raw) => raw.trim().toLowerCase())
+    .refine((word) => TRUE_WORDS.includes(word) || FALSE_WORDS.includes(word), BOOLEAN_WORDS)
+    .transform((word) => TRUE_WORDS.includes(word))
+    .default(false),
+);
+
+const TRUST_PROXY_ALLOWED =
+  'false, true, a number of proxies, or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal';
+
+/**
+ * `trust proxy` as express takes it: a yes/no word, a hop count, or the
+ * addresses of the proxies. proxy-addr (which express uses) compiles the list,
+ * so a value it would refuse at the first request is refused here at start.
+ */
+const trustProxySetting = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .transform((raw, context): boolean | number | string => {
+      const word = raw.trim().toLowerCase();
+      if (TRUE_WORDS.includes(word)) return true;
+      if (FALSE_WORDS.includes(word)) return false;
+      if (/^\d+$/.test(word)) return Number(word);
+      try {
+        proxyAddr.compile(raw.split(',').map((entry) => entry.trim()));
+        return raw;
+      } catch {
+        context.addIssue({ code: 'custom', message: TRUST_PROXY_ALLOWED });
+        return z.NEVER;
+      }
+    })
+    .default(false),
+);
+
+const text = (fallback: string) => z.preprocess(unsetIfEmpty, z.string().default(fallback));
+const logLevel = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .transform((raw) => raw.trim().toLowerCase())
+    .pipe(z.enum(LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`))
+    .default('info'),
+);
+
+const sampleSchema = z.object({
+  HOST: text('127.0.0.1'),
+  PORT: wholeNumber(0, 65535, 5001),
+  LOG_LEVEL: logLevel,
+  VALIDATE_RESPONSES: flag,
+  NODE_ENV: text('production'),
+});
+
+const serviceSchema = sampleSchema.extend({
+  PORT: wholeNumber(0, 65535, 8080),
+  DATABASE_URL: text(DEFAULT_DATABASE_URL),
+  TRUST_PROXY: trustProxySetting,
+  AUTH_FAILURE_LIMIT: wholeNumber(1, 1_000_000, 10),
+  AUTH_FAILURE_WINDOW_SECONDS: wholeNumber(1, 86_400, 300),
+  AUTH_THROTTLE_CAPACITY: wholeNumber(100, 10_000_000, 100_000),
+});
+
+/** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
+const shown = (value: unknown) => JSON.stringify(typeof value === 'string' && value.length > 60 ? `${value.slice(0, 60)}…` : value);
+
+function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const name = String(issue!.path[0]);
+  throw new ConfigError(`${name}=${shown(env[name])} is not allowed: expected ${issue!.message}`);
 }
 
 /** The sample data server's settings: where to listen, and how much to log. */
 export interface SampleConfig {
   host: string;
   port: number;
-  logLevel: string;
+  logLevel: LogLevel;
   validateResponses: boolean;
 }
 
 export function loadSampleConfig(env: NodeJS.ProcessEnv = process.env): SampleConfig {
+  const settings = parse(sampleSchema, env);
   return {
-    host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 5001, 0, 65535),
-    logLevel: env.LOG_LEVEL || 'info',
-    validateResponses: flag(env, 'VALIDATE_RESPONSES') || env.NODE_ENV === 'test',
+    host: settings.HOST,
+    port: settings.PORT,
+    logLevel: settings.LOG_LEVEL,
+    validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
   };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const settings = parse(serviceSchema, env);
   return {
-    host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
-    logLevel: env.LOG_LEVEL || 'info',
-    // Parsed first, so that a bad value is refused whatever NODE_ENV says.
-    validateResponses: flag(env, 'VALIDATE_RESPONSES') || env.NODE_ENV === 'test',
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    host: settings.HOST,
+    port: settings.PORT,
+    databaseUrl: settings.DATABASE_URL,
+    logLevel: settings.LOG_LEVEL,
+    validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
+    trustProxy: settings.TRUST_PROXY,
     authThrottle: {
-      maxFailures: integer(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
-      windowSeconds: integer(env, 'AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
+      maxFailures: settings.AUTH_FAILURE_LIMIT,
+      windowSeconds: settings.AUTH_FAILURE_WINDOW_SECONDS,
+      capacity: settings.AUTH_THROTTLE_CAPACITY,
     },
   };
 }

@@ -25,6 +25,23 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An error and its causes in one line a person can act on, each with its
+ * code: "cannot open sqlite:/srv/db/workspace.db: database migration failed:
+ * attempt to write a readonly database (SQLITE_READONLY)".
+ */
+export function explain(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 8; depth++) {
+    const message = current instanceof Error ? current.message : String(current);
+    const code = (current as NodeJS.ErrnoException | undefined)?.code;
+    const part = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+    if (!parts.at(-1)?.endsWith(part)) parts.push(part);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
+}
+
 /** One message for every credential failure, so that keys cannot be probed (DESIGN.md, Errors). */
 export const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'Invalid API key or secret');
 export const permissionDenied = (permission: string) =>

@@ -21,6 +21,31 @@ const REDACTED_PATHS = [
   '*.*.password',
 ];
 
+interface LoggedError {
+  type: string;
+  message: string;
+  code?: string;
+  stack?: string;
+  cause?: LoggedError;
+}
+
+/**
+ * An error as a log line holds it: its type, message, code and stack, and its
+ * causes. Not its other properties, which pino's own serialiser copies: a
+ * body-parser error carries the raw request body, secrets and all.
+ */
+export function serializeError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error) };
+  const code = (error as NodeJS.ErrnoException).code;
+  return {
+    type: error.name,
+    message: error.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(error.stack ? { stack: error.stack } : {}),
+    ...(error.cause !== undefined && depth < 5 ? { cause: serializeError(error.cause, depth + 1) } : {}),
+  };
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination);
 }

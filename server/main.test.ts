@@ -70,9 +70,10 @@ describe('npm start', () => {
 
   it('refuses bad settings with one clear line and no stack trace', async () => {
     for (const [env, message] of [
-      [{ PORT: 'eighty' }, /PORT must be a whole number/],
+      [{ PORT: 'eighty' }, /PORT="eighty" is not allowed: expected a whole number/],
+      [{ TRUST_PROXY: 'proxy.example' }, /TRUST_PROXY="proxy.example" is not allowed/],
       [{ DATABASE_URL: 'mysql://db/x' }, /DATABASE_URL must be sqlite:<path>/],
-      [{ VALIDATE_RESPONSES: 'maybe' }, /VALIDATE_RESPONSES must be true or false/],
+      [{ VALIDATE_RESPONSES: 'maybe' }, /VALIDATE_RESPONSES="maybe" is not allowed: expected true or false/],
     ] as const) {
       const base = { PORT: '0', DATABASE_URL: `sqlite:${join(directory, 'bad.db')}` };
       const run = await runScript('server/main.ts', [], { ...base, ...env });

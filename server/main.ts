@@ -3,10 +3,11 @@
  * migrations), creates a first key on an empty one, and serves until SIGTERM
  * or SIGINT, closing the database after the last request.
  */
-import { createApp } from './app.js';
+import { BODY_LIMIT_BYTES, createApp } from './app.js';
 import { createFirstApiKey } from './auth/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { serve } from './http/lifecycle.js';
+import { explain } from './errors.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 
@@ -30,6 +31,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl);
+  const refused = await store.listUsernameReports();
+  if (refused.length > 0) {
+    logger.warn(
+      { users: refused.length },
+      'some stored usernames break the username profile and were kept as they were; list them with: npm run admin -- username-report',
+    );
+  }
   const firstKey = await createFirstApiKey(store);
   if (firstKey) announceFirstKey(firstKey.record.api_key, firstKey.secret);
 
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
   });
   serve(app, {
     name: 'workspace service',
+    bodyLimitBytes: BODY_LIMIT_BYTES,
     host: config.host,
     port: config.port,
     logger,
@@ -51,7 +60,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // One line naming the cause (a bad setting, EACCES, EROFS, ENOSPC …); a stack only for what nobody foresaw.
   const expected = error instanceof ConfigError || error instanceof StoreOpenError;
-  process.stderr.write(`workspace-user-api: cannot start: ${expected ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+  process.stderr.write(`workspace-user-api: cannot start: ${expected ? explain(error) : String((error as Error)?.stack ?? error)}\n`);
   process.exit(1);
 });

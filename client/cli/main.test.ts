@@ -162,6 +162,23 @@ describe('the workspace-users CLI, end to end', () => {
     assert.match(refused.stderr, /unknown column role/);
   });
 
+  it('prints what the service stores without letting it act on the terminal: escapes, C1 controls and bidi overrides are shown escaped', async () => {
+    // Profile fields take any text; a username cannot hold these, but names and groups can.
+    const hostile = { first_name: '\x1b[2J\x1b]0;owned\x07Eve', last_name: 'Smith\u202Egnp.exe', organization: '\u009b31mRed\nForged line' };
+    const user = await service.createUser(hostile);
+    await service.store.createGroup({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' });
+    await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
+    for (const args of [['list'], ['list', '--json'], ['get', user.user_id], ['get', user.user_id, '--json'], ['group', 'add', user.user_id, 'no such group']]) {
+      const run = await cli(args);
+      const output = run.stdout + run.stderr;
+      for (const raw of ['\x1b', '\x07', '\u009b', '\u202e']) assert.ok(!output.includes(raw), `${args.join(' ')} printed ${JSON.stringify(raw)} raw`);
+      if (!args.includes('--json') && args[0] !== 'group') assert.match(output, /\\u\{1B\}\[2J/, args.join(' '));
+    }
+    const json = JSON.parse((await cli(['get', user.user_id, '--json'])).stdout);
+    assert.deepEqual([json.first_name, json.last_name, json.organization], [hostile.first_name, hostile.last_name, hostile.organization], '--json keeps the values exact');
+    assert.equal((await cli(['get', user.user_id])).stdout.split('\n').filter((line) => line.startsWith('Forged')).length, 0, 'a newline cannot forge a line');
+  });
+
   it('has --help on every command', async () => {
     for (const command of [[], ['auth'], ['list'], ['get'], ['create'], ['update'], ['delete'], ['group', 'add'], ['group', 'remove'], ['import']]) {
       const help = await cli([...command, '--help']);

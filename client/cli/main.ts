@@ -9,7 +9,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createWorkspaceClient, eachUser, WorkspaceCallError, type Group, type Params, type User, type WorkspaceClient } from '../index.js';
 import { importUsers } from './import-users.js';
-import { CliError, dataOf, describe, printJson, printTable, printUser, printUsers } from './output.js';
+import { CliError, dataOf, describe, printJson, printTable, printUser, printUsers, terminalSafe } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
@@ -48,7 +48,7 @@ program
     const key = dataOf(await client().validateCredentials());
     if (options.json) return printJson(key);
     process.stdout.write(
-      `Valid key ${key.api_key} ("${key.name}")\npermissions: ${key.permissions.join(', ') || 'none'}\nexpires: ${key.expires ?? 'never'}\n`,
+      `Valid key ${key.api_key} ("${terminalSafe(key.name)}")\npermissions: ${key.permissions.join(', ') || 'none'}\nexpires: ${key.expires ?? 'never'}\n`,
     );
   });
 
@@ -172,7 +172,7 @@ program
     if (!options.yes) {
       if (!process.stdin.isTTY) throw new CliError('not deleting without --yes when not on a terminal');
       const { user } = dataOf(await sdk.getUser({ target_user: { user_id: userId } }));
-      if (!(await confirm(`Delete ${user.username} (${user.user_id})?`))) throw new CliError('not deleted');
+      if (!(await confirm(`Delete ${terminalSafe(user.username)} (${user.user_id})?`))) throw new CliError('not deleted');
     }
     dataOf(await sdk.deleteUser({ target_user: { user_id: userId } }));
     process.stderr.write(`deleted ${userId}\n`);
@@ -182,7 +182,7 @@ program
 async function resolveGroup(sdk: WorkspaceClient, nameOrId: string): Promise<Group> {
   const { groups } = dataOf(await sdk.getGroups());
   const group = groups.find((candidate) => candidate.group_id === nameOrId) ?? groups.find((candidate) => candidate.name.toLowerCase() === nameOrId.toLowerCase());
-  if (!group) throw new CliError(`no group "${nameOrId}"; the groups are: ${groups.map((candidate) => candidate.name).join(', ')}`);
+  if (!group) throw new CliError(`no group "${nameOrId}"; the groups are: ${groups.map((candidate) => terminalSafe(candidate.name)).join(', ')}`);
   return group;
 }
 
@@ -198,7 +198,7 @@ for (const action of ['add', 'remove'] as const) {
       const { group_id, name } = await resolveGroup(sdk, nameOrId);
       const body = { target_user: { user_id: userId }, target_group: { group_id } };
       dataOf(action === 'add' ? await sdk.addUserGroup(body) : await sdk.removeUserGroup(body));
-      process.stderr.write(`${action === 'add' ? 'added' : 'removed'} ${userId} ${action === 'add' ? 'to' : 'from'} ${name}\n`);
+      process.stderr.write(`${action === 'add' ? 'added' : 'removed'} ${userId} ${action === 'add' ? 'to' : 'from'} ${terminalSafe(name)}\n`);
     });
 }
 
@@ -220,6 +220,7 @@ program
   });
 
 program.parseAsync().catch((error: unknown) => {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  // Messages may quote what the service or a file said: escaped like every other output.
+  process.stderr.write(`error: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = 1;
 });

@@ -1,22 +1,14 @@
 /** How the CLI speaks: data to stdout (JSON or a table), problems to stderr with a non-zero exit. */
-import Table from 'cli-table3';
+import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import type { ApiError, ClientFailure, User } from '../index.js';
+
+export { printJson, printTable, terminalSafe };
 
 export class CliError extends Error {}
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-export function printTable(head: string[], rows: string[][]): void {
-  const table = new Table({ head, style: { head: [], border: [], compact: true } });
-  table.push(...rows);
-  process.stdout.write(`${table.toString()}\n`);
-}
-
 /** The service's own words for what went wrong, e.g. "User not found (user_not_found)". */
 export function describe(error: ApiError | ClientFailure): string {
-  return `${error.error_message} (${error.code})`;
+  return terminalSafe(`${error.error_message} (${error.code})`);
 }
 
 /** Unwraps an SDK result, or stops with the service's error message. */
@@ -55,5 +47,5 @@ export function printUser(user: User): void {
     ['last_session', user.last_session ?? 'never'],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  process.stdout.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n')}\n`);
+  process.stdout.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${terminalSafe(value)}`).join('\n')}\n`);
 }

@@ -20,7 +20,11 @@ export const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
  * check never answers another's request.
  */
 let addresses = 0;
-const madeUpAddress = () => `2001:db8::${(++addresses).toString(16)}`;
+// Each in a /64 of its own: the throttle counts an IPv6 client by its /64.
+const madeUpAddress = () => {
+  const n = ++addresses;
+  return `2001:db8:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::1`;
+};
 
 export class Fixtures {
   readonly #target: GateTarget;

@@ -4,18 +4,20 @@
  */
 import { runDredd } from './dredd.js';
 import { runFuzz, type FuzzOptions } from './fuzz.js';
+import { runHostileCorpus } from './hostile.js';
 import { runMockParity, runProxyCheck } from './prism-checks.js';
 import type { CheckResult } from './report.js';
 import { runRouteCoverage } from './routes.js';
 import type { GateTarget } from './target.js';
 
-export const CHECKS = ['routes', 'dredd', 'fuzz', 'proxy', 'parity'] as const;
+export const CHECKS = ['routes', 'dredd', 'fuzz', 'hostile', 'proxy', 'parity'] as const;
 export type CheckName = (typeof CHECKS)[number];
 
 const RUNNERS: Record<CheckName, (target: GateTarget, fuzz: FuzzOptions) => Promise<CheckResult>> = {
   routes: runRouteCoverage,
   dredd: runDredd,
   fuzz: runFuzz,
+  hostile: runHostileCorpus,
   proxy: runProxyCheck,
   parity: runMockParity,
 };

@@ -13,11 +13,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createApp } from '../../server/app.js';
+import { BODY_LIMIT_BYTES, createApp } from '../../server/app.js';
 import { issueApiKey } from '../../server/auth/api-keys.js';
 import { PERMISSIONS, type OperationId, type Permission } from '../../server/contract.js';
 import { createHandlers } from '../../server/handlers/index.js';
 import type { Handlers, JsonOperationId } from '../../server/handlers/types.js';
+import { createHttpServer } from '../../server/http/lifecycle.js';
 import { createLogger } from '../../server/logger.js';
 import { openStore } from '../../server/store/open-store.js';
 import type { Group, Store } from '../../server/store/store.js';
@@ -114,14 +115,16 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
   const app = createApp({
     store: faultyStore,
     handlers,
-    logger: createLogger('warn', new Writable({ write: (chunk, _encoding, done) => ((logText += chunk), done()) })),
+    // Every line, at info: the hostile corpus looks in all of them for the secrets it sent.
+    logger: createLogger('info', new Writable({ write: (chunk, _encoding, done) => ((logText += chunk), done()) })),
     validateResponses: options.validateResponses ?? true,
     // The production throttle, but believing X-Forwarded-For from loopback:
     // the gate trips it for made-up addresses and never for its own.
     authThrottle: { maxFailures: 10, windowSeconds: 300 },
     trustProxy: 'loopback',
   });
-  const server = app.listen(0, '127.0.0.1');
+  // The HTTP server main.ts runs: its limits, and its answers to malformed HTTP.
+  const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');
   await once(server, 'listening');
 
   const provisioner: Provisioner = {

@@ -315,7 +315,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_cursor" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "request_timeout";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -409,13 +409,20 @@ export interface components {
             user_id: components["schemas"]["UserId"];
         };
         /**
-         * @description A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding
-         *     whitespace is removed and the name is stored in lower case, so `" Alice "` and `"alice"`
-         *     are the same user. Usernames are unique.
+         * @description A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
+         *     UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction:
+         *     surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
+         *     the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
+         *     and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
+         *     punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
+         *     direction overrides), spaces, other symbols and compatibility characters are not, nor are
+         *     letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
+         *     Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
+         *     profile refuses gets `400` with the code `invalid_username` and a message that says why.
          * @example alice@example.com
          */
         Username: string;
-        /** @description Names a user by username (matched after trimming and lower-casing). */
+        /** @description Names a user by username, matched after the same preparation as on create (trimmed, width-mapped, lower-cased, NFC). */
         UsernameRef: {
             username: components["schemas"]["Username"];
         };
@@ -535,7 +542,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown field). */
+        /** @description The body does not match the contract (malformed JSON, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field). */
         InvalidRequest: {
             headers: {
                 [name: string]: unknown;
@@ -553,7 +560,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than the service accepts (32 KiB). */
+        /**
+         * @description The request body is larger than the service accepts (32 KiB). A `Content-Length` over
+         *     the limit is answered at once, without reading the body, and the connection is closed.
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -562,7 +572,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is not sent as `application/json`. */
+        /**
+         * @description The request body is not sent as `application/json` in UTF-8, or is sent compressed
+         *     (`Content-Encoding` other than `identity`): request bodies are small, and the service
+         *     does not inflate them.
+         */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -629,8 +643,9 @@ export interface components {
         };
         /**
          * @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown
-         *     field), or the password breaks the policy (`weak_password`; the message names every
-         *     rule it breaks).
+         *     field), the password breaks the policy (`weak_password`; the message names every
+         *     rule it breaks), or the username breaks the username profile (`invalid_username`; the
+         *     message says which rule, naming a refused character by its code point).
          */
         InvalidUserRequest: {
             headers: {

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import Table from 'cli-table3';
+import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { issueApiKey, type ApiKeyRecord } from '../auth/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
 import { PERMISSIONS, type Permission } from '../contract.js';
@@ -45,15 +45,6 @@ function keyStatus(key: ApiKeyRecord, now = new Date()): string {
   return 'active';
 }
 
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-function printTable(head: string[], rows: string[][]): void {
-  const table = new Table({ head, style: { head: [], border: [], compact: true } });
-  table.push(...rows);
-  process.stdout.write(`${table.toString()}\n`);
-}
 
 /** Opens the store for one command and always closes it. */
 async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
@@ -159,8 +150,23 @@ program
     );
   });
 
+program
+  .command('username-report')
+  .description('list stored usernames that the username profile refuses (kept as they were when the profile came in)')
+  .option('--json', 'print JSON instead of a table')
+  .action(async (options: { json?: boolean }) => {
+    const reports = await withStore((store) => store.listUsernameReports());
+    if (options.json) return printJson(reports);
+    if (reports.length === 0) return void process.stdout.write('every stored username meets the username profile\n');
+    printTable(
+      ['user_id', 'username', 'why', 'reported'],
+      reports.map((report) => [report.user_id, report.username, report.reason, report.reported]),
+    );
+    process.stdout.write('Rename each with update_user (or workspace-users update USER_ID --username NEW_NAME).\n');
+  });
+
 program.parseAsync().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${message}\n`);
+  process.stderr.write(`error: ${terminalSafe(message)}\n`);
   process.exitCode = 1;
 });

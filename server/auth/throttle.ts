@@ -1,42 +1,77 @@
 /**
- * Throttles failed credential checks per client address: after `maxFailures`
- * failures within `windowSeconds`, every request from that address gets 429
- * until the window, counted from its first failure, ends. Successes do not
- * reset the count, so a valid low-privilege key cannot be used to keep guessing.
+ * Throttles failed credential checks per client: after `maxFailures` failures
+ * within `windowSeconds`, every request from that client gets 429 until the
+ * window, counted from its first failure, ends. Successes do not reset the
+ * count, so a valid low-privilege key cannot be used to keep guessing.
  *
- * The counts live in this process's memory; several instances each count their own.
+ * A client is an IPv4 address, or an IPv6 /64 network: one host is usually
+ * given a whole /64, so counting single IPv6 addresses would let it rotate
+ * through 2^64 of them.
+ *
+ * The counts live in this process's memory, in an LRU table of at most
+ * `capacity` clients (about 200 bytes each): when it is full, the client whose
+ * last failure is oldest is forgotten. Several instances each count their own.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 import type { AuthThrottleConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 
+export const DEFAULT_THROTTLE_CAPACITY = 100_000;
+
+interface FailureCount {
+  failures: number;
+  /** When the window, counted from the first failure, ends (ms since the epoch). */
+  resetAt: number;
+}
+
+/** The key a client's failures are counted under: the IPv4 address, or the IPv6 address's /64. */
+export function throttleKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:192.0.2.1) counts as the IPv4 address
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${network.join(':')}::/64`;
+}
+
 export class AuthThrottle {
-  readonly #limiter: RateLimiterMemory;
+  readonly #counts: LRUCache<string, FailureCount>;
   readonly #maxFailures: number;
+  readonly #windowMs: number;
 
-  constructor({ maxFailures, windowSeconds }: AuthThrottleConfig) {
+  constructor({ maxFailures, windowSeconds, capacity = DEFAULT_THROTTLE_CAPACITY }: AuthThrottleConfig) {
     this.#maxFailures = maxFailures;
-    this.#limiter = new RateLimiterMemory({ points: maxFailures, duration: windowSeconds });
+    this.#windowMs = windowSeconds * 1000;
+    // Entries expire with their window; lru-cache drops expired ones as it meets them and when full.
+    this.#counts = new LRUCache({ max: capacity, ttl: this.#windowMs, ttlAutopurge: false });
   }
 
-  /** Throws the 429 when this address has used up its failures. */
-  async assertAllowed(address: string): Promise<void> {
-    const state = await this.#limiter.get(address);
-    if (state && state.consumedPoints >= this.#maxFailures) throw rateLimited(state);
+  /** How many clients are remembered now (bounded by the capacity). */
+  get size(): number {
+    return this.#counts.size;
   }
 
-  async recordFailure(address: string): Promise<void> {
-    try {
-      await this.#limiter.consume(address);
-    } catch (rejection) {
-      // Past the limit: the next request from this address is refused by assertAllowed.
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+  /** Throws the 429 when this client has used up its failures. */
+  assertAllowed(address: string): void {
+    const count = this.#counts.get(throttleKey(address), { updateAgeOnGet: false });
+    if (count && count.failures >= this.#maxFailures) throw rateLimited(count.resetAt - Date.now());
+  }
+
+  recordFailure(address: string): void {
+    const key = throttleKey(address);
+    const count = this.#counts.get(key, { updateAgeOnGet: false });
+    if (count) {
+      count.failures += 1;
+      // Refresh its place in the LRU order, keeping the window that started with the first failure.
+      this.#counts.set(key, count, { ttl: Math.max(1, count.resetAt - Date.now()) });
+    } else {
+      this.#counts.set(key, { failures: 1, resetAt: Date.now() + this.#windowMs });
     }
   }
 }
 
-function rateLimited(state: RateLimiterRes): ApiError {
-  const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+function rateLimited(msLeft: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(msLeft / 1000));
   return new ApiError(429, 'rate_limited', `Too many failed credential attempts; retry in ${seconds} seconds`, undefined, {
     'Retry-After': String(seconds),
   });

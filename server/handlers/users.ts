@@ -4,12 +4,17 @@ import { ApiError, userNotFound, usernameTaken } from '../errors.js';
 import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { NameTakenError, type UserChanges } from '../store/store.js';
+import { enforceUsername, prepareUsername } from '../username/profile.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 
-/** Usernames are compared trimmed, in one Unicode form and lower case (DESIGN.md, User). */
-export function normalizeUsername(username: string): string {
-  return username.trim().normalize('NFC').toLowerCase();
+/** The stored form of a new username, or 400 invalid_username saying which rule of the profile it breaks. */
+function acceptedUsername(username: string): string {
+  const verdict = enforceUsername(username);
+  if (!verdict.ok) {
+    throw new ApiError(400, 'invalid_username', `Username ${verdict.reason}`, [{ path: '/body/target_user/username', message: verdict.reason }]);
+  }
+  return verdict.username;
 }
 
 /**
@@ -60,18 +65,19 @@ export function userHandlers({ store }: Services): Pick<Handlers, 'getUsers' | '
       const user =
         'user_id' in target_user
           ? await store.findUserById(target_user.user_id)
-          : await store.findUserByUsername(normalizeUsername(target_user.username));
+          : await store.findUserByUsername(prepareUsername(target_user.username));
       if (!user) throw userNotFound();
       return { user };
     },
 
     async createUser({ target_user }) {
       const { password, ...profile } = target_user;
+      const username = acceptedUsername(profile.username);
       if (password !== undefined) assertPasswordPolicy(password);
       const user = await renamingConflictsAsTaken(async () =>
         store.createUser({
           user_id: randomBytes(16).toString('hex'),
-          username: normalizeUsername(profile.username),
+          username,
           first_name: profile.first_name ?? '',
           last_name: profile.last_name ?? '',
           phone: profile.phone ?? '',
@@ -89,7 +95,7 @@ export function userHandlers({ store }: Services): Pick<Handlers, 'getUsers' | '
     async updateUser({ target_user }) {
       const { user_id, username, password, ...fields } = target_user;
       const changes: UserChanges = { ...fields };
-      if (username !== undefined) changes.username = normalizeUsername(username);
+      if (username !== undefined) changes.username = acceptedUsername(username);
       if (password !== undefined) {
         assertPasswordPolicy(password);
         // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.

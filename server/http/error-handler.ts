@@ -7,6 +7,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../contract.js';
 import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
+import { IllFormedTextError, notText } from './request-body.js';
 import { requestLogger } from './request-logging.js';
 
 const PASSWORD_PATH = '/body/target_user/password';
@@ -81,6 +82,7 @@ export function toApiError(error: unknown, req: Request): ApiError {
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
+        if (error instanceof IllFormedTextError) return notText();
         return new ApiError(400, 'invalid_request', 'Invalid request: the body is not valid JSON');
       case 'entity.too.large':
         return new ApiError(413, 'payload_too_large', 'Request body is too large');
@@ -126,5 +128,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
     requestLogger(req, res).error({ err: error }, 'request failed');
   }
   if (res.headersSent) return next(error);
+  // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
+  if (!req.complete) res.set('Connection', 'close');
   res.status(apiError.status).set(apiError.headers ?? {}).json(apiError.toBody());
 };

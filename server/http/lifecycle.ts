@@ -3,15 +3,89 @@
  * clear line when the port is taken, and on SIGTERM or SIGINT no new
  * connections while in-flight requests finish, then `onClose` and exit 0.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from '../logger.js';
 
 /** How long in-flight requests get to finish on shutdown before their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-export interface ServeOptions {
+/** The limits every connection lives under (README, Operations). */
+export const SERVER_TIMEOUTS = {
+  /** From connecting to the end of the request's headers. */
+  headersMs: 10_000,
+  /** From connecting to the end of the request's body. */
+  requestMs: 30_000,
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveMs: 5_000,
+  /**
+   * How often Node checks the first two. Its default, 30 s, let a slow client
+   * hold a connection for up to 30 s past either limit; 1 s keeps them within a second.
+   */
+  checkIntervalMs: 1_000,
+};
+
+export interface HttpServerOptions {
+  /** Bodies declared longer than this get no `100 Continue`: the app answers 413 without reading them. */
+  bodyLimitBytes?: number;
+  timeouts?: Partial<typeof SERVER_TIMEOUTS>;
+}
+
+/**
+ * What Node's HTTP parser refuses before any route sees the request (a
+ * malformed or smuggling-prone request line or header, duplicate
+ * Content-Length, headers over 16 KiB, a timeout) gets the contract's error
+ * shape too, then the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) return void socket.destroy();
+  const [status, reason, code, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'payload_too_large', 'Request headers are too large']
+        : [400, 'Bad Request', 'invalid_request', 'Invalid request: malformed HTTP'];
+  const body = JSON.stringify({ error_message: message, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2). */
+function refuseWithoutHost(res: ServerResponse): void {
+  const body = JSON.stringify({ error_message: 'Invalid request: an HTTP/1.1 request needs a Host header', code: 'invalid_request' });
+  res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
+}
+
+const declaredLength = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0);
+
+/** The app on a Node HTTP server with the service's limits; `listen` is left to the caller. */
+export function createHttpServer(app: Express, { bodyLimitBytes, timeouts = {} }: HttpServerOptions = {}): Server {
+  const limits = { ...SERVER_TIMEOUTS, ...timeouts };
+  // Bounded so that slow or idle clients cannot hold connections forever.
+  const server = createServer(
+    {
+      headersTimeout: limits.headersMs,
+      requestTimeout: limits.requestMs,
+      keepAliveTimeout: limits.keepAliveMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+      // Node's own refusal is an empty 400; this one is in the contract's shape.
+      requireHostHeader: false,
+    },
+    (req, res) => (req.httpVersion === '1.1' && req.headers.host === undefined ? refuseWithoutHost(res) : app(req, res)),
+  );
+  server.on('clientError', answerClientError);
+  // Node would send `100 Continue` to every `Expect: 100-continue` and so invite a body the app refuses.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (bodyLimitBytes === undefined || !(declaredLength(req) > bodyLimitBytes)) res.writeContinue();
+    server.emit('request', req, res);
+  });
+  return server;
+}
+
+export interface ServeOptions extends HttpServerOptions {
   /** Names the server in its log lines and messages, e.g. "workspace service". */
   name: string;
   host: string;
@@ -23,12 +97,9 @@ export interface ServeOptions {
   onClose?: () => Promise<void>;
 }
 
-export function serve(app: Express, { name, host, port, logger, details, onClose }: ServeOptions): Server {
-  const server = app.listen(port, host);
-  // Bounded so that slow or idle clients cannot hold connections forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 5_000;
+export function serve(app: Express, { name, host, port, logger, details, onClose, ...limits }: ServeOptions): Server {
+  const server = createHttpServer(app, limits);
+  server.listen(port, host);
 
   server.on('error', (error: NodeJS.ErrnoException) => {
     const reason = error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use (set PORT)` : error.message;

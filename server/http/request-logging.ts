@@ -1,8 +1,8 @@
 /**
  * One log line per request under a request id, which the client also gets as
  * `X-Request-Id`, naming the API key that made it. A well-formed incoming
- * `X-Request-Id` is kept so that ids match across a proxy. Bodies and headers
- * are not logged.
+ * `X-Request-Id` is kept so that ids match across a proxy. Bodies, headers and
+ * query strings are not logged.
  *
  * Written on pino itself rather than pino-http, which builds two child loggers
  * per request and serialises the request into each, whether or not the level
@@ -31,9 +31,23 @@ function requestId(req: Request): string {
   return typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
 }
 
+const MAX_LOGGED_PATH = 200;
+
+/**
+ * The request's path as logged: never its query string, whose values may be
+ * a secret sent in the wrong place (`?api_key_secret=…`); only how long it was.
+ */
+function loggedUrl(req: Request): { url: string; queryLength?: number } {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  const shown = path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
+  return query === -1 ? { url: shown } : { url: shown, queryLength: url.length - query - 1 };
+}
+
 /** The request as every line about it describes it. */
 function described(req: Request, id: string) {
-  return { id, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress };
+  return { id, method: req.method, ...loggedUrl(req), remoteAddress: req.socket.remoteAddress };
 }
 
 /** The key that made the request, once authentication has named it. */

@@ -3,6 +3,7 @@
  * of records, readable from every origin with credentials. Validated by its
  * own contract; errors in the same shape as the workspace service's.
  */
+import { readFileSync } from 'node:fs';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -13,6 +14,7 @@ import { projectFile } from '../project-files.js';
 import { buildRecords } from './records.js';
 
 export const SAMPLE_CONTRACT_PATH = projectFile('generated', 'sample', 'openapi.json');
+const SAMPLE_PATHS = new Set(Object.keys((JSON.parse(readFileSync(SAMPLE_CONTRACT_PATH, 'utf8')) as { paths: object }).paths));
 
 const HOME_PAGE = `<!doctype html>
 <html lang="en">
@@ -49,10 +51,21 @@ export interface SampleAppOptions {
 export function createSampleApp({ logger, validateResponses }: SampleAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // One spelling per path, as on the workspace service (app.ts).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestLogging(logger));
   // Before the validator: a preflight is answered here and never reaches a route.
   app.use(corsForEveryOrigin);
-  app.use(OpenApiValidator.middleware({ apiSpec: SAMPLE_CONTRACT_PATH, validateRequests: { allowUnknownQueryParameters: false }, validateResponses }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: SAMPLE_CONTRACT_PATH,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses,
+      // Only the contract's spelling of a path; any other goes to the 404 (as on the workspace service).
+      ignorePaths: (path: string) => !SAMPLE_PATHS.has(path),
+    }),
+  );
   app.get('/', (_req, res) => {
     res.type('html').send(HOME_PAGE);
   });

@@ -16,6 +16,7 @@ import {
   type UserChanges,
   type UserListing,
   type UserQuery,
+  type UsernameReport,
 } from './store.js';
 import { CommitGroup } from './commit-group.js';
 import { ALL_USERS_GROUP } from './migrations.js';
@@ -269,6 +270,10 @@ export class KyselyStore implements Store {
       .where('revoked', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  async listUsernameReports(): Promise<UsernameReport[]> {
+    return this.db.selectFrom('username_reports').selectAll().orderBy('username').orderBy('user_id').execute();
   }
 
   async ping(): Promise<void> {

@@ -3,7 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { explain } from '../errors.js';
 import { sql } from 'kysely';
+import { MIGRATION_NAMES } from './migrations.js';
 import { openStore } from './open-store.js';
 import { openSqliteConnection, withStatementCache } from './sqlite.js';
 
@@ -41,7 +43,7 @@ describe('SQLite storage', () => {
         'the system group is created once',
       );
       const applied = await again.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, 2, 'each migration recorded once');
+      assert.equal(applied.length, MIGRATION_NAMES.length, 'each migration recorded once');
       await again.close();
     }
   });
@@ -89,8 +91,8 @@ describe('SQLite storage', () => {
     await assert.rejects(openStore('sqlite:'), /needs a file path/);
     // A PostgreSQL URL nothing answers at: the message names it without its password.
     await assert.rejects(openStore('postgres://user:hunter2@127.0.0.1:1/x'), (error: Error) => {
-      assert.match(error.message, /^cannot open postgres:\/\/user:\*\*\*@127.0.0.1:1\/x: /);
-      assert.ok(!error.message.includes('hunter2'));
+      assert.match(explain(error), /^cannot open postgres:\/\/user:\*\*\*@127.0.0.1:1\/x: .*ECONNREFUSED/);
+      assert.ok(!explain(error).includes('hunter2'));
       return true;
     });
   });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { enforceUsername } from '../username/profile.js';
 
 /** The system group every user belongs to (DESIGN.md, User). */
 export const ALL_USERS_GROUP = 'All Users';
@@ -77,14 +78,56 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('users_username_user_id_idx').on('users').columns(['username', 'user_id']).execute();
     },
   },
+  '0003_username_profile': {
+    // Brings stored usernames under the username profile (server/username/profile.ts) without
+    // losing a user: a name the profile maps to another form (full-width, upper case, not NFC) is
+    // rewritten when that form is free; a name it refuses, or whose form another user holds, is
+    // kept as it is and listed in username_reports, which `npm run admin -- username-report` shows.
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('username_reports')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.user_id').onDelete('cascade'))
+        .addColumn('username', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('reported', 'text', (c) => c.notNull())
+        .execute();
+      const reported = new Date().toISOString();
+      let after = '';
+      for (;;) {
+        const batch: { user_id: string; username: string }[] = await db
+          .selectFrom('users')
+          .select(['user_id', 'username'])
+          .where('user_id', '>', after)
+          .orderBy('user_id')
+          .limit(500)
+          .execute();
+        if (batch.length === 0) break;
+        after = batch.at(-1)!.user_id;
+        for (const { user_id, username } of batch) {
+          const verdict = enforceUsername(username);
+          if (verdict.ok && verdict.username === username) continue;
+          let reason = verdict.ok ? undefined : verdict.reason;
+          if (verdict.ok) {
+            const holder = await db.selectFrom('users').select('user_id').where('username', '=', verdict.username).executeTakeFirst();
+            if (holder) reason = `its normalised form ${JSON.stringify(verdict.username)} belongs to user ${holder.user_id}`;
+            else await db.updateTable('users').set({ username: verdict.username }).where('user_id', '=', user_id).execute();
+          }
+          if (reason) await db.insertInto('username_reports').values({ user_id, username, reason, reported }).execute();
+        }
+      }
+    },
+  },
 };
+
+/** Every migration, in the order they apply. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed`, { cause: error });
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(failed ? `database migration ${failed} failed` : 'cannot prepare the database for migrations', { cause: error });
   }
 }

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createFirstApiKey } from '../auth/first-key.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
+import { MIGRATION_NAMES } from './migrations.js';
 import { openStore } from './open-store.js';
 
 describe('PostgreSQL: instances starting together', () => {
@@ -22,7 +23,7 @@ describe('PostgreSQL: instances starting together', () => {
     const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
     try {
       const applied = await stores[0]!.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, 2);
+      assert.equal(applied.length, MIGRATION_NAMES.length);
       assert.deepEqual(
         (await stores[0]!.listGroups()).map((group) => group.name),
         ['All Users'],
@@ -34,7 +35,7 @@ describe('PostgreSQL: instances starting together', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
     const reopened = await openStore(database.url);
-    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, 2);
+    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, MIGRATION_NAMES.length);
     await reopened.close();
   });
 

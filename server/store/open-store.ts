@@ -35,8 +35,8 @@ async function openPostgresStore(url: string): Promise<KyselyStore> {
   try {
     await migratePostgres(url, store.db);
   } catch (error) {
-    await store.close();
-    throw new StoreOpenError(`cannot open ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
+    await store.close().catch(() => {});
+    throw new StoreOpenError(`cannot open ${redactUrl(url)}`, { cause: error });
   }
   return store;
 }
@@ -50,12 +50,14 @@ export async function openStore(databaseUrl: string): Promise<KyselyStore> {
   }
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StoreOpenError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
-  const store = new KyselyStore(openSqlite(path === ':memory:' ? path : resolve(path)), sqliteFlavour);
+  const file = path === ':memory:' ? path : resolve(path);
+  const store = new KyselyStore(openSqlite(file), sqliteFlavour);
   try {
     await migrateToLatest(store.db);
   } catch (error) {
-    await store.close();
-    throw error;
+    await store.close().catch(() => {});
+    // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
+    throw new StoreOpenError(`cannot open sqlite:${file}`, { cause: error });
   }
   return store;
 }

@@ -9,6 +9,7 @@ export interface Database {
   groups: GroupsTable;
   user_groups: UserGroupsTable;
   api_keys: ApiKeysTable;
+  username_reports: UsernameReportsTable;
 }
 
 type StoredBoolean = number | boolean;
@@ -39,6 +40,14 @@ export interface GroupsTable {
 export interface UserGroupsTable {
   user_id: string;
   group_id: string;
+}
+
+/** Stored usernames the username profile refuses, found by migration 0003 and kept as they were. */
+export interface UsernameReportsTable {
+  user_id: string;
+  username: string;
+  reason: string;
+  reported: string;
 }
 
 export interface ApiKeysTable {

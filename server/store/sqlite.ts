@@ -3,10 +3,10 @@
  * pragmas on open: a connection that does not set `synchronous` itself runs at
  * the library default, which would silently weaken durability.
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -16,8 +16,30 @@ import type { Database } from './schema.js';
  */
 export const SQLITE_SYNCHRONOUS = 'FULL';
 
+/**
+ * Creates the database's directory. A recursive mkdir reports ENOENT where
+ * the real cause is a read-only or forbidden parent (EROFS, EACCES), so on
+ * failure the nearest existing parent is asked for write access, and that
+ * answer is the cause given.
+ */
+function createDirectory(directory: string): void {
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    let parent = dirname(directory);
+    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    let cause = error;
+    try {
+      accessSync(parent, constants.W_OK);
+    } catch (accessError) {
+      cause = accessError;
+    }
+    throw new Error(`cannot create the directory ${directory}`, { cause });
+  }
+}
+
 export function openSqliteConnection(path: string): BetterSqlite3.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createDirectory(dirname(path));
   const connection = new BetterSqlite3(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
@@ -41,6 +63,8 @@ export interface CachingConnection {
   close(): void;
   prepare(sql: string): BetterSqlite3.Statement;
   readonly cachedStatements: number;
+  /** Whether a transaction is open on the connection. */
+  readonly inTransaction: boolean;
 }
 
 export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE): CachingConnection {
@@ -61,9 +85,40 @@ export function withStatementCache(connection: BetterSqlite3.Database, size = ST
     get cachedStatements() {
       return statements.size;
     },
+    get inTransaction() {
+      return connection.inTransaction;
+    },
   };
 }
 
+/**
+ * After some errors (a full disk, an I/O error) SQLite has already rolled the
+ * transaction back itself. Kysely's ROLLBACK would then fail with "cannot
+ * rollback - no transaction is active", and that error, thrown in place of
+ * the original, is all the log would show. Here a rollback with no
+ * transaction open is skipped, so the original error is the one reported.
+ */
+class RollbackSafeSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly connection: () => CachingConnection | undefined,
+    private readonly config: ConstructorParameters<typeof SqliteDialect>[0],
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    const connection = this.connection;
+    return new (class extends SqliteDriver {
+      override async rollbackTransaction(databaseConnection: DatabaseConnection): Promise<void> {
+        if (connection()?.inTransaction === false) return;
+        await super.rollbackTransaction(databaseConnection);
+      }
+    })(this.config);
+  }
+}
+
 export function openSqlite(path: string): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: async () => withStatementCache(openSqliteConnection(path)) }) });
+  let connection: CachingConnection | undefined;
+  const database = async () => (connection = withStatementCache(openSqliteConnection(path)));
+  return new Kysely<Database>({ dialect: new RollbackSafeSqliteDialect(() => connection, { database }) });
 }

@@ -47,6 +47,14 @@ export interface UserListing {
   more: boolean;
 }
 
+/** A stored username that breaks the username profile, kept as it was so that no user is lost. */
+export interface UsernameReport {
+  user_id: string;
+  username: string;
+  reason: string;
+  reported: string;
+}
+
 export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
 
 /** Thrown when a unique name (a username, a group name) is already in use. */
@@ -84,6 +92,9 @@ export interface Store {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key or it was revoked already. */
   revokeApiKey(apiKey: string, when: string): Promise<boolean>;
+
+  /** Usernames stored before the username profile that it refuses (migration 0003). */
+  listUsernameReports(): Promise<UsernameReport[]>;
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

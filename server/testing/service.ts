@@ -7,10 +7,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createApp } from '../app.js';
+import { BODY_LIMIT_BYTES, createApp } from '../app.js';
 import { issueApiKey } from '../auth/api-keys.js';
 import type { AuthThrottleConfig } from '../config.js';
 import { PERMISSIONS, type Permission } from '../contract.js';
+import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 import { openStore } from '../store/open-store.js';
@@ -75,7 +76,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     validateResponses: true,
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
   });
-  const server = app.listen(0, '127.0.0.1');
+  // The server main.ts runs, with its timeouts and its answers to malformed HTTP.
+  const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

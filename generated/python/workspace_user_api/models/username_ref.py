@@ -55,7 +55,7 @@ class UsernameRef(object):
     def username(self):
         """Gets the username of this UsernameRef.  # noqa: E501
 
-        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction: surrounding whitespace is removed, full-width and half-width forms become ordinary ones, the name is lower-cased and put in Unicode Normalization Form C, so `\" Alice \"`, `\"alice\"` and `\"ａｌｉｃｅ\"` are the same user. Letters, combining marks, digits and ASCII punctuation are accepted; controls, invisible formatting characters (zero-width spaces, direction overrides), spaces, other symbols and compatibility characters are not, nor are letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the profile refuses gets `400` with the code `invalid_username` and a message that says why.   # noqa: E501
 
         :return: The username of this UsernameRef.  # noqa: E501
         :rtype: str
@@ -66,7 +66,7 @@ class UsernameRef(object):
     def username(self, username):
         """Sets the username of this UsernameRef.
 
-        A username: one word, at most 255 characters, without U+0000 (NUL). Surrounding whitespace is removed and the name is stored in lower case, so `\" Alice \"` and `\"alice\"` are the same user. Usernames are unique.   # noqa: E501
+        A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction: surrounding whitespace is removed, full-width and half-width forms become ordinary ones, the name is lower-cased and put in Unicode Normalization Form C, so `\" Alice \"`, `\"alice\"` and `\"ａｌｉｃｅ\"` are the same user. Letters, combining marks, digits and ASCII punctuation are accepted; controls, invisible formatting characters (zero-width spaces, direction overrides), spaces, other symbols and compatibility characters are not, nor are letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the profile refuses gets `400` with the code `invalid_username` and a message that says why.   # noqa: E501
 
         :param username: The username of this UsernameRef.  # noqa: E501
         :type username: str
@@ -80,8 +80,8 @@ class UsernameRef(object):
                 username is not None and len(username) < 1):
             raise ValueError("Invalid value for `username`, length must be greater than or equal to `1`")  # noqa: E501
         if (self.local_vars_configuration.client_side_validation and
-                username is not None and not re.search(r'^\s*[^\s\u0000]+\s*$', username)):  # noqa: E501
-            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^\s*[^\s\u0000]+\s*$/`")  # noqa: E501
+                username is not None and not re.search(r'^[^\u0000]*$', username)):  # noqa: E501
+            raise ValueError(r"Invalid value for `username`, must be a follow pattern or equal to `/^[^\u0000]*$/`")  # noqa: E501
 
         self._username = username
 

@@ -1,0 +1,144 @@
+/**
+ * The hostile-input corpus: requests an attacker would send rather than ones
+ * a schema describes. Odd encodings and charsets, bytes that are not UTF-8,
+ * unpaired surrogates, look-alike and invisible characters in usernames,
+ * secrets in the query string and headers, other spellings of paths, request
+ * smuggling headers, duplicate lengths, a declared length far over the limit,
+ * deep nesting and very long header lines.
+ *
+ * Every answer must be a 4xx in the contract's error shape (JSON with
+ * `error_message` and `code`), nothing stored may change, and, where the gate
+ * can read the service's log, no secret sent may appear in it.
+ */
+import { deflateSync, gzipSync } from 'node:zlib';
+import { rawRequest } from '../../lib/testing/raw-http.js';
+import { Fixtures } from './fixtures.js';
+import type { CheckResult } from './report.js';
+import type { GateTarget } from './target.js';
+
+interface HostileCase {
+  name: string;
+  /** The whole request as sent on the socket. */
+  request: Buffer;
+}
+
+/** Secrets planted where they do not belong; none may reach the log. */
+const PLANTED = ['Planted-Query-Secret-9f3', 'Planted-Header-Secret-4c1', 'Planted-Body-Secret-7a2'] as const;
+
+function post(path: string, body: Buffer | string, headers: Record<string, string | number> = {}): Buffer {
+  const payload = typeof body === 'string' ? Buffer.from(body) : body;
+  const head = Object.entries({ Host: 'gate', 'Content-Type': 'application/json', 'Content-Length': payload.length, Connection: 'close', ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\n${head}\r\n`), payload]);
+}
+
+const raw = (text: string) => Buffer.from(text, 'latin1');
+
+/** A name in full-width forms: the same user, once width-mapped. */
+const fullWidth = (text: string) => text.replace(/[\x21-\x7e]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+
+function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
+  const { api_key, api_key_secret } = target.admin;
+  const credentials = `"api_key":${JSON.stringify(api_key)},"api_key_secret":${JSON.stringify(api_key_secret)}`;
+  const createUser = (username: string) => JSON.stringify({ api_key, api_key_secret, target_user: { username } });
+  const [querySecret, headerSecret, bodySecret] = PLANTED;
+  const cases: HostileCase[] = [];
+  const add = (name: string, request: Buffer) => cases.push({ name, request });
+
+  // Secrets in the wrong place.
+  add('a password in the query string', post(`/api/public/create_user?password=${querySecret}&api_key_secret=${querySecret}`, createUser('query-secret@example.com')));
+  add('a secret in headers', post('/api/public/get_user', `{${credentials}}`, { Authorization: `Bearer ${headerSecret}`, Cookie: `s=${headerSecret}`, 'X-Api-Key-Secret': headerSecret }));
+  add('a secret in an unknown body field', post('/api/public/create_user', JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com' } })));
+  if (target.trustsForwardedFor) {
+    // From a made-up client, so that the throttle counts it against no one real.
+    add('a wrong secret', post('/api/public/get_groups', JSON.stringify({ api_key, api_key_secret: bodySecret }), { 'X-Forwarded-For': '2001:db8:ffff:ffff::1' }));
+  }
+
+  // Bodies that cannot be read faithfully.
+  add('a gzip body', post('/api/public/create_user', gzipSync(createUser('gzip@example.com')), { 'Content-Encoding': 'gzip' }));
+  add('a deflate body that does not inflate', post('/api/public/create_user', 'not deflated', { 'Content-Encoding': 'deflate' }));
+  add('a br body', post('/api/public/create_user', deflateSync('x'), { 'Content-Encoding': 'br' }));
+  add('a UTF-16 charset', post('/api/public/get_groups', `{${credentials}}`, { 'Content-Type': 'application/json; charset=utf-16' }));
+  add('bytes that are not UTF-8', post('/api/public/create_user', Buffer.concat([Buffer.from(createUser('bad').slice(0, -6)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')])));
+  add('a surrogate encoded as UTF-8', post('/api/public/create_user', Buffer.concat([Buffer.from(createUser('sur').slice(0, -6)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')])));
+  add('an unpaired surrogate escape', post('/api/public/create_user', createUser('lone').replace('lone', 'lone\\ud800')));
+  add('JSON nested 10,000 deep', post('/api/public/create_user', `{${credentials},"target_user":{"username":"deep@example.com","first_name":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`));
+  add('a Content-Length of 10 GB', raw(`POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`));
+
+  // Usernames that would impersonate or inject.
+  for (const [name, username] of [
+    ['the full-width form of an existing name', fullWidth(existingUsername)],
+    ['a Cyrillic а among Latin letters', 'аdmin'],
+    ['a zero-width space', 'admin\u200b'],
+    ['a bidi override', 'user\u202eexe.txt'],
+    ['an escape sequence', '\u001b[31mred'],
+    ['a name that lower-cases past the limit', 'İ'.repeat(255)],
+  ]) {
+    add(`username: ${name}`, post('/api/public/create_user', createUser(username!)));
+  }
+
+  // Other spellings of a path.
+  for (const path of ['/API/PUBLIC/GET_GROUPS', '/api/public/get_groups/', '/api/public//get_groups', '/api/public/get_groups%2F']) {
+    add(`the path ${path}`, post(path, `{${credentials}}`));
+  }
+
+  // Framing that proxies and servers may read differently.
+  const body = createUser('smuggled@example.com');
+  add('two Content-Length headers', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: 4\r\n\r\n${body}`));
+  add('Content-Length with chunked', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`));
+  add('an obfuscated Transfer-Encoding', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n${body}`));
+  add('a space before a header colon', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Length : ${body.length}\r\n\r\n${body}`));
+  add('no Host header', raw('GET /healthz HTTP/1.1\r\n\r\n'));
+  add('a 70 KB header line', raw(`GET /healthz HTTP/1.1\r\nHost: gate\r\nX-Long: ${'a'.repeat(70_000)}\r\n\r\n`));
+  return cases;
+}
+
+/** What is wrong with one answer, if anything. */
+function problemsWith(answer: Awaited<ReturnType<typeof rawRequest>>): string[] {
+  if (answer.status === 0) return ['no answer'];
+  const problems: string[] = [];
+  if (answer.status < 400 || answer.status >= 500) problems.push(`answered ${answer.status}, not a 4xx`);
+  if (!/^application\/json/.test(answer.headers['content-type'] ?? '')) problems.push(`answered ${answer.headers['content-type'] ?? 'no content type'}, not JSON`);
+  try {
+    const body = JSON.parse(answer.body) as { error_message?: unknown; code?: unknown };
+    if (typeof body.error_message !== 'string' || typeof body.code !== 'string') problems.push('the body is not the error shape');
+  } catch {
+    problems.push(`the body is not JSON: ${answer.body.slice(0, 120)}`);
+  }
+  return problems;
+}
+
+export async function runHostileCorpus(target: GateTarget): Promise<CheckResult> {
+  const failures: string[] = [];
+  const fixtures = new Fixtures(target);
+  let cases: HostileCase[] = [];
+  try {
+    cases = corpus(target, (await fixtures.user()).username);
+    let stored = await target.snapshot();
+    for (const { name, request } of cases) {
+      const answer = await rawRequest(target.baseUrl, request, { waitMs: 10_000 });
+      const problems = problemsWith(answer);
+      const now = await target.snapshot();
+      if (now !== stored) problems.push('changed what is stored');
+      stored = now;
+      if (problems.length > 0) failures.push(`${name}: ${problems.join('; ')} [${answer.status} ${answer.body.slice(0, 160)}]`);
+    }
+  } finally {
+    await fixtures.cleanup();
+  }
+  const log = target.logs();
+  const notChecked: string[] = [];
+  if (log === '') notChecked.push('the service log (the gate reads it only from a service of its own)');
+  const secrets = [...PLANTED, target.admin.api_key_secret];
+  for (const secret of secrets) {
+    if (log.includes(secret)) failures.push(`the log holds a secret the corpus sent (${secret === target.admin.api_key_secret ? 'the key secret' : secret})`);
+  }
+  return {
+    name: 'hostile',
+    summary: `${cases.length} hostile requests, ${failures.length} failures`,
+    failures,
+    notChecked,
+    details: [],
+  };
+}

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, loadSampleConfig } from './config.js';
+
+describe('settings from the environment', () => {
+  it('has a working default for every setting', () => {
+    assert.deepEqual(loadConfig({}), {
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: 'sqlite:data/workspace.db',
+      logLevel: 'info',
+      validateResponses: false,
+      trustProxy: false,
+      authThrottle: { maxFailures: 10, windowSeconds: 300, capacity: 100_000 },
+    });
+    assert.deepEqual(loadSampleConfig({}), { host: '127.0.0.1', port: 5001, logLevel: 'info', validateResponses: false });
+    assert.equal(loadConfig({ PORT: '' }).port, 8080, 'an empty value is the default');
+  });
+
+  it('takes the usual words for a yes or a no, in any case', () => {
+    for (const yes of ['1', 'true', 'TRUE', 'yes', 'On', 'y']) assert.equal(loadConfig({ VALIDATE_RESPONSES: yes }).validateResponses, true, yes);
+    for (const no of ['0', 'false', 'No', 'off', 'OFF', 'n']) assert.equal(loadConfig({ VALIDATE_RESPONSES: no }).validateResponses, false, no);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).validateResponses, true);
+  });
+
+  it('reads TRUST_PROXY as express does: a word, a hop count, or the proxies', () => {
+    for (const off of ['off', 'no', 'false', 'OFF']) assert.equal(loadConfig({ TRUST_PROXY: off }).trustProxy, false, off);
+    assert.equal(loadConfig({ TRUST_PROXY: 'on' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy, 'loopback, 10.0.0.0/8');
+  });
+
+  it('refuses a bad value with one line naming the variable, the value and what is allowed', () => {
+    const cases: [NodeJS.ProcessEnv, RegExp][] = [
+      [{ PORT: 'eighty' }, /^PORT="eighty" is not allowed: expected a whole number from 0 to 65535$/],
+      [{ PORT: '70000' }, /^PORT="70000" is not allowed: expected a whole number from 0 to 65535$/],
+      [{ VALIDATE_RESPONSES: 'maybe' }, /^VALIDATE_RESPONSES="maybe" is not allowed: expected true or false/],
+      [{ TRUST_PROXY: 'proxy.example' }, /^TRUST_PROXY="proxy.example" is not allowed: expected false, true, a number of proxies/],
+      [{ AUTH_FAILURE_LIMIT: '0' }, /^AUTH_FAILURE_LIMIT="0" is not allowed: expected a whole number from 1 to 1000000$/],
+      [{ AUTH_THROTTLE_CAPACITY: '-5' }, /^AUTH_THROTTLE_CAPACITY="-5" is not allowed/],
+      [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL="verbose" is not allowed: expected one of fatal, error, warn, info, debug, trace, silent$/],
+    ];
+    for (const [env, message] of cases) {
+      assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('\n'));
+    }
+    assert.throws(() => loadSampleConfig({ PORT: 'x' }), /^ConfigError: PORT="x"/);
+  });
+
+  it('cuts a long value short in the message', () => {
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'x'.repeat(500) }), (error: Error) => error.message.length < 200);
+  });
+});
