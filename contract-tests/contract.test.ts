@@ -25,7 +25,7 @@ function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema
 }
 
 describe('the contract as the server reads it', () => {
-  it('declares the nine operations of DESIGN.md, /healthz and the documentation', () => {
+  it('declares the nine operations of the design, /healthz and the documentation, and a HEAD for each GET', () => {
     assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
       'addUserGroup',
       'createUser',
@@ -37,6 +37,10 @@ describe('the contract as the server reads it', () => {
       'getOpenApiDocument',
       'getUser',
       'getUsers',
+      'headApiReference',
+      'headApiReferenceScript',
+      'headHealth',
+      'headOpenApiDocument',
       'removeUserGroup',
       'updateUser',
       'validateCredentials',
@@ -45,7 +49,8 @@ describe('the contract as the server reads it', () => {
 
   it('gives every operation a handler, and no handler lacks an operation', () => {
     const handlers = [...Object.keys(createHandlers({ store: {} as Store })), ...Object.keys(documentationHandlers)];
-    assert.deepEqual(handlers.sort(), OPERATIONS.map((operation) => operation.operationId).sort());
+    // A HEAD operation is served by its GET's handler (app.ts).
+    assert.deepEqual(handlers.sort(), OPERATIONS.filter((operation) => operation.method !== 'head').map((operation) => operation.operationId).sort());
   });
 
   it('names the permissions of DESIGN.md, and each operation the one DESIGN.md gives it', () => {
@@ -65,6 +70,10 @@ describe('the contract as the server reads it', () => {
       getApiReference: 'none',
       getApiReferenceScript: 'none',
       getOpenApiDocument: 'none',
+      headHealth: 'none',
+      headApiReference: 'none',
+      headApiReferenceScript: 'none',
+      headOpenApiDocument: 'none',
     });
   });
 

@@ -10,6 +10,7 @@ import type { Handlers } from '../server/handlers/types.js';
 import { createTestDatabase } from '../server/testing/database.js';
 import { startServiceProcess } from '../server/testing/process.js';
 import { runScript } from '../server/testing/run.js';
+import { CONTRACT_OPERATIONS } from './gate/contract-schemas.js';
 import { DEFAULT_FUZZ_RUNS } from './gate/fuzz.js';
 import { CHECKS, passed, runGate, type CheckName } from './gate/gate.js';
 import { formatReport, type CheckResult } from './gate/report.js';
@@ -38,7 +39,8 @@ describe('the contract gate', { timeout: 600_000 }, () => {
     assert.match(results[1]!.summary, /^90 transactions, 90 passed, 0 failed, 0 not checked$/);
     // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22".
     const tallies = results[2]!.details ?? [];
-    assert.equal(tallies.length, 13 * 2);
+    assert.equal(tallies.length, CONTRACT_OPERATIONS.length * 2);
+    assert.equal(CONTRACT_OPERATIONS.length, 17, 'nine JSON operations, four GETs and their four HEADs');
     for (const tally of tallies) {
       const sent = [...tally.matchAll(/×(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
       assert.ok(sent >= 100, `only ${sent} requests: ${tally}`);
@@ -114,7 +116,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       const run = await runScript('contract-tests/main.ts', ['--base-url', service.url, '--runs', '20'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 90 transactions, 70 passed, 0 failed, 20 not checked/);
-      assert.match(run.stdout, /ok {3}fuzz: 13 operations, 520 requests \(260 valid, 260 invalid\), 0 failures/);
+      assert.match(run.stdout, /ok {3}fuzz: 17 operations, 680 requests \(340 valid, 340 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
 
       const listed = await fetch(`${service.url}/api/public/get_users`, {

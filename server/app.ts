@@ -8,7 +8,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { AuthThrottle } from './auth/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
-import { OPERATIONS, WORKSPACE_DOCUMENT } from './contract.js';
+import { OPERATIONS, WORKSPACE_DOCUMENT, type OperationId } from './contract.js';
 import { createHandlers } from './handlers/index.js';
 import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
@@ -16,6 +16,7 @@ import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseUnreadableBody } from './http/request-body.js';
+import { sendJson } from './http/send-json.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
@@ -83,22 +84,27 @@ export function createApp({
   }
   // 3. One route per operation of the contract, behind its permission.
   const throttle = new AuthThrottle(authThrottle);
-  for (const operation of OPERATIONS) {
-    const { operationId } = operation;
-    const route: RequestHandler =
-      operationId in documentationHandlers
-        ? documentationHandlers[operationId as PageOperationId]
-        : async (req, res) => {
-            const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
-            const context = {
-              key: res.locals.apiKey,
-              get log() {
-                return requestLogger(req, res);
-              },
-            };
-            res.status(200).json(await handler(req.body, context));
+  const routeOf = (operationId: OperationId): RequestHandler =>
+    operationId in documentationHandlers
+      ? documentationHandlers[operationId as PageOperationId]
+      : async (req, res) => {
+          const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
+          const context = {
+            key: res.locals.apiKey,
+            get log() {
+              return requestLogger(req, res);
+            },
           };
-    app[operation.method](operation.path, refuseUndeclaredQuery(operation), authenticate(operation.permission, store, throttle), route);
+          sendJson(req, res.status(200), await handler(req.body, context));
+        };
+  // A HEAD operation is served by the GET at its path, without the body. Its route comes first:
+  // express would otherwise hand a HEAD to the GET's route, which sends one.
+  const getOperations = new Map(OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation.operationId]));
+  const headsFirst = [...OPERATIONS].sort((a, b) => Number(b.method === 'head') - Number(a.method === 'head'));
+  for (const operation of headsFirst) {
+    const served = operation.method === 'head' ? getOperations.get(operation.path) : operation.operationId;
+    if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
+    app[operation.method](operation.path, refuseUndeclaredQuery(operation), authenticate(operation.permission, store, throttle), routeOf(served));
   }
   // 4. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);

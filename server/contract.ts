@@ -13,7 +13,7 @@ export type RequiredPermission = 'none' | 'authenticated' | Permission;
 
 export interface ContractOperation {
   operationId: OperationId;
-  method: 'get' | 'post';
+  method: 'get' | 'head' | 'post';
   /** The path as the contract writes it, e.g. `/api/public/update_user`. */
   path: string;
   permission: RequiredPermission;
@@ -79,10 +79,10 @@ function exclusiveFields(operation: OperationObject): string[] {
 /** Every operation the contract declares. */
 export const OPERATIONS: readonly ContractOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
-    .filter(([method]) => method === 'get' || method === 'post')
+    .filter(([method]) => method === 'get' || method === 'head' || method === 'post')
     .map(([method, operation]) => ({
       operationId: operation.operationId as OperationId,
-      method: method as 'get' | 'post',
+      method: method as ContractOperation['method'],
       path,
       permission: requiredPermission(String(operation.operationId), operation['x-permission']),
       takesPassword: takesPassword(operation),

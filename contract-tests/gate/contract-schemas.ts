@@ -94,6 +94,10 @@ export interface DeclaredResponse {
 }
 
 export interface OperationContract extends ContractOperation {
+  /** The method as sent: GET, HEAD or POST. */
+  httpMethod: 'GET' | 'HEAD' | 'POST';
+  /** The operation whose handler answers: the GET at the same path for a HEAD operation, else itself. */
+  servedBy: OperationId;
   /** The JSON request body's schema; undefined for the GET operations. */
   requestSchema: Schema | undefined;
   responses: DeclaredResponse[];
@@ -105,7 +109,10 @@ function describe(operation: ContractOperation): OperationContract {
     const [mediaType, media] = Object.entries(resolveResponse(declared).content ?? {})[0] ?? ['', {}];
     return { status: Number(status), mediaType, schema: media.schema };
   });
-  return { ...operation, requestSchema: object.requestBody?.content['application/json']?.schema, responses };
+  const servedBy =
+    operation.method === 'head' ? OPERATIONS.find((other) => other.method === 'get' && other.path === operation.path)!.operationId : operation.operationId;
+  const httpMethod = operation.method.toUpperCase() as OperationContract['httpMethod'];
+  return { ...operation, httpMethod, servedBy, requestSchema: object.requestBody?.content['application/json']?.schema, responses };
 }
 
 /** Every operation of the contract, in the contract's order. */
@@ -146,6 +153,8 @@ export function responseViolations(operation: OperationContract, response: Obser
   if (!declared) {
     return [`status ${response.status} is not declared (declared: ${operation.responses.map((candidate) => candidate.status).join(', ')})`];
   }
+  // A response declared without content (every HEAD answer) must come without a body.
+  if (declared.mediaType === '') return response.body === '' ? [] : ['a body, where the contract declares none'];
   const mediaType = (response.contentType ?? '').split(';')[0]!.trim();
   if (mediaType !== declared.mediaType) return [`Content-Type ${response.contentType ?? '(none)'} is not the declared ${declared.mediaType}`];
   if (!declared.schema) return [];

@@ -65,7 +65,7 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
 }
 
 function requestFor(operation: OperationContract, body: unknown, raw: string | undefined, headers: Record<string, string>): RawRequest {
-  if (operation.method === 'get') return { method: 'GET', path: operation.path, headers };
+  if (operation.method !== 'post') return { method: operation.httpMethod, path: operation.path, headers };
   return { method: 'POST', path: operation.path, headers: { 'Content-Type': 'application/json', ...headers }, body: raw ?? JSON.stringify(body) };
 }
 
@@ -150,7 +150,7 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
           operation,
           'invalid requests',
           fc.asyncProperty(queryParameter, async (query) => {
-            const request = { method: 'GET' as const, path: `${operation.path}${query}` };
+            const request = { method: operation.httpMethod, path: `${operation.path}${query}` };
             fail(await exchange(operation, request, false), request.path);
           }),
           seed,

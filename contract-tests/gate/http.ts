@@ -10,7 +10,7 @@ export interface Answer {
 }
 
 export interface RawRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   /** Path and query, e.g. `/api/public/get_user` or `/healthz?x=1`. */
   path: string;
   headers?: Record<string, string>;

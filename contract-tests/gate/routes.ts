@@ -2,7 +2,8 @@
  * Route coverage, from outside: every operation of the contract is served,
  * and nothing else is. Each operation's path answers something other than 404
  * with its own method, 405 with the other, and paths the contract does not
- * describe answer 404, all in the contract's error shape.
+ * describe answer 404, all in the contract's error shape. Every GET has a HEAD
+ * that answers with the GET's status and headers and no body.
  *
  * Against its own service the gate also compares the app's routing table with
  * the contract (GateTarget.routes), which no probe from outside can prove.
@@ -30,17 +31,31 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
   const failures: string[] = [];
   let probes = 0;
   for (const operation of CONTRACT_OPERATIONS) {
-    const own = await send(target.baseUrl, { method: operation.method === 'get' ? 'GET' : 'POST', path: operation.path, headers: { 'Content-Type': 'application/json' }, body: operation.method === 'get' ? undefined : '{}' });
-    const other = await send(target.baseUrl, { method: operation.method === 'get' ? 'POST' : 'GET', path: operation.path });
+    const isPost = operation.method === 'post';
+    const own = await send(target.baseUrl, { method: operation.httpMethod, path: operation.path, headers: { 'Content-Type': 'application/json' }, body: isPost ? '{}' : undefined });
+    const other = await send(target.baseUrl, { method: isPost ? 'GET' : 'POST', path: operation.path });
     probes += 2;
     if (own.status === 404) failures.push(`${operation.method.toUpperCase()} ${operation.path} (${operation.operationId}) is not served`);
     if (other.status !== 405 || !isErrorShape(other.body)) failures.push(`${operation.path} answers the other method with ${other.status}, not a 405 in the error shape`);
   }
+  // HEAD wherever GET: declared, and answered with the GET's status and headers and no body.
+  for (const get of CONTRACT_OPERATIONS.filter((operation) => operation.method === 'get')) {
+    if (!CONTRACT_OPERATIONS.some((operation) => operation.method === 'head' && operation.path === get.path)) {
+      failures.push(`the contract declares GET ${get.path} but no HEAD`);
+    }
+    const [got, head] = [await send(target.baseUrl, { method: 'GET', path: get.path }), await send(target.baseUrl, { method: 'HEAD', path: get.path })];
+    probes += 2;
+    const sameHeaders = ['content-type', 'content-length'].every((name) => got.headers.get(name) === head.headers.get(name));
+    if (head.status !== got.status || !sameHeaders || head.text !== '') {
+      failures.push(`HEAD ${get.path} answered ${head.status} (${head.headers.get('content-type')}, ${head.headers.get('content-length')} bytes, body ${head.text.length}) where GET answered ${got.status} (${got.headers.get('content-type')}, ${got.headers.get('content-length')})`);
+    }
+  }
   for (const path of UNDESCRIBED) {
-    for (const method of ['GET', 'POST'] as const) {
+    for (const method of ['GET', 'HEAD', 'POST'] as const) {
       const answer = await send(target.baseUrl, { method, path, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
       probes++;
-      if (answer.status !== 404 || !isErrorShape(answer.body)) failures.push(`${method} ${path}, which the contract does not describe, answered ${answer.status}${isErrorShape(answer.body) ? '' : ' outside the error shape'}`);
+      // A HEAD answer has no body to be in any shape.
+      if (answer.status !== 404 || (method !== 'HEAD' && !isErrorShape(answer.body))) failures.push(`${method} ${path}, which the contract does not describe, answered ${answer.status}${isErrorShape(answer.body) ? '' : ' outside the error shape'}`);
     }
   }
   if (target.routes) {

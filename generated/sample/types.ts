@@ -17,7 +17,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The home page, headers only
+         * @description What `GET /` answers, with its status and headers (CORS included) and no body.
+         */
+        head: operations["headHomePage"];
         patch?: never;
         trace?: never;
     };
@@ -38,7 +42,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The information records, headers only
+         * @description What `GET /api/data` answers, with its status and headers (CORS included) and no body.
+         */
+        head: operations["headData"];
         patch?: never;
         trace?: never;
     };
@@ -137,6 +145,33 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    headHomePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Allow-Credentials": components["headers"]["AccessControlAllowCredentials"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this server's operations take none. (No body, as for every HEAD.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getData: {
         parameters: {
             query?: never;
@@ -161,6 +196,33 @@ export interface operations {
             };
             400: components["responses"]["UnknownQueryParameter"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    headData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Allow-Credentials": components["headers"]["AccessControlAllowCredentials"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this server's operations take none. (No body, as for every HEAD.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -201,7 +201,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness, headers only
+         * @description The same check as `GET /healthz`, answered with its status and headers and no body.
+         */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -222,7 +226,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The API reference, headers only
+         * @description What `GET /docs` answers, without the body.
+         */
+        head: operations["headApiReference"];
         patch?: never;
         trace?: never;
     };
@@ -242,7 +250,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The reference page's renderer, headers only
+         * @description What `GET /docs/redoc.standalone.js` answers, without the body.
+         */
+        head: operations["headApiReferenceScript"];
         patch?: never;
         trace?: never;
     };
@@ -262,7 +274,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * This contract, headers only
+         * @description What `GET /openapi.json` answers, without the body.
+         */
+        head: operations["headOpenApiDocument"];
         patch?: never;
         trace?: never;
     };
@@ -1025,6 +1041,45 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure of the service. (No body: a HEAD answer has none.) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database cannot be reached. (No body: a HEAD answer has none.) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getApiReference: {
         parameters: {
             query?: never;
@@ -1046,6 +1101,31 @@ export interface operations {
             400: components["responses"]["UnknownQueryParameter"];
         };
     };
+    headApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getApiReferenceScript: {
         parameters: {
             query?: never;
@@ -1065,6 +1145,31 @@ export interface operations {
                 };
             };
             400: components["responses"]["UnknownQueryParameter"];
+        };
+    };
+    headApiReferenceScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getOpenApiDocument: {
@@ -1091,6 +1196,31 @@ export interface operations {
                 };
             };
             400: components["responses"]["UnknownQueryParameter"];
+        };
+    };
+    headOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

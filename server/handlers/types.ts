@@ -23,8 +23,14 @@ export type JsonOperationId = {
   [Op in OperationId]: operations[Op]['responses'][200] extends { content: { 'application/json': unknown } } ? Op : never;
 }[OperationId];
 
+/**
+ * HEAD operations: `head<Name>` answers what the GET at the same path does, without the
+ * body, so it is served by that GET's handler and has none of its own.
+ */
+export type HeadOperationId = Extract<OperationId, `head${string}`>;
+
 /** Operations that answer a page or an asset instead (the API reference). */
-export type PageOperationId = Exclude<OperationId, JsonOperationId>;
+export type PageOperationId = Exclude<OperationId, JsonOperationId | HeadOperationId>;
 
 export interface HandlerContext {
   /** The caller's key; undefined only for operations whose x-permission is `none`. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { OPERATIONS } from '../contract.js';
 import { projectFile } from '../project-files.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
@@ -34,6 +35,35 @@ describe('the API reference and the contract, served', () => {
     const answer = await service.request('/openapi.json');
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, parse(readFileSync(projectFile('generated', 'workspace', 'openapi.yaml'), 'utf8')));
+  });
+});
+
+describe('HEAD on the workspace service', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  it('answers HEAD on every GET route with the GET\'s status and headers and no body', async () => {
+    const gets = OPERATIONS.filter((operation) => operation.method === 'get');
+    assert.deepEqual(
+      gets.map((operation) => operation.path).sort(),
+      OPERATIONS.filter((operation) => operation.method === 'head').map((operation) => operation.path).sort(),
+      'the contract declares a HEAD for every GET',
+    );
+    for (const path of [...gets.map((operation) => operation.path), '/healthz?verbose=1', '/nowhere']) {
+      const [got, head] = [await service.request(path), await service.request(path, { method: 'HEAD' })];
+      assert.equal(head.status, got.status, path);
+      // The 404's message names the method, so only its length differs there.
+      for (const name of ['content-type', 'content-length', 'cache-control', 'content-security-policy'].filter((name) => path !== '/nowhere' || name !== 'content-length')) {
+        assert.equal(head.headers.get(name), got.headers.get(name), `${path}: ${name}`);
+      }
+      assert.equal(head.text, '', `${path}: no body`);
+    }
+    const post = await service.request('/api/public/get_groups', { method: 'HEAD' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'POST');
   });
 });
 

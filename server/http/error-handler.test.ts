@@ -169,8 +169,10 @@ describe('failures inside the service', () => {
     assert.ok(logged.some((line) => line.includes('disk I/O error')), 'the cause is logged with the request id');
   });
 
-  it('503 unavailable from /healthz when the database does not answer', async () => {
+  it('503 unavailable from /healthz when the database does not answer, to HEAD as well', async () => {
     assertErrorShape(await service.request('/healthz'), 503, 'unavailable');
+    const head = await service.request('/healthz', { method: 'HEAD' });
+    assert.deepEqual([head.status, head.text], [503, '']);
   });
 
   it('refuses to send a response that breaks the contract, so a hash can never leak', async () => {

@@ -9,6 +9,7 @@ import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { IllFormedTextError, notText } from './request-body.js';
 import { requestLogger } from './request-logging.js';
+import { sendJson } from './send-json.js';
 
 const PASSWORD_PATH = '/body/target_user/password';
 /** Validator error codes that mean "breaks the password policy", not "is not a string". */
@@ -130,5 +131,5 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
   if (res.headersSent) return next(error);
   // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
   if (!req.complete) res.set('Connection', 'close');
-  res.status(apiError.status).set(apiError.headers ?? {}).json(apiError.toBody());
+  sendJson(req, res.status(apiError.status).set(apiError.headers ?? {}), apiError.toBody());
 };

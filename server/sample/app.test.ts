@@ -95,4 +95,26 @@ describe('the sample data server', () => {
     assert.equal(query.status, 400);
     assert.equal(((await query.json()) as { code: string }).code, 'invalid_request');
   });
+
+  it('answers HEAD wherever it answers GET: the same status and headers, CORS included, and no body', async () => {
+    for (const path of ['/', '/api/data', '/api/data?limit=1', '/api/nothing']) {
+      const headers = { Origin: 'http://example.test' };
+      const [got, head] = [await fetch(`${baseUrl}${path}`, { headers }), await fetch(`${baseUrl}${path}`, { method: 'HEAD', headers })];
+      assert.equal(head.status, got.status, path);
+      // The 404's message names the method, so only its length differs there.
+      for (const name of ['content-type', 'content-length', 'access-control-allow-origin', 'access-control-allow-credentials', 'vary'].filter((name) => !path.endsWith('nothing') || name !== 'content-length')) {
+        assert.equal(head.headers.get(name), got.headers.get(name), `${path}: ${name}`);
+      }
+      assert.equal(await head.text(), '', `${path}: no body`);
+      await got.arrayBuffer();
+    }
+  });
+
+  it('routes one spelling of each path: no other case, no trailing slash', async () => {
+    for (const path of ['/API/DATA', '/api/Data', '/api/data/', '//api/data']) {
+      const response = await fetch(`${baseUrl}${path}`);
+      assert.equal(response.status, 404, path);
+      assert.equal(((await response.json()) as { code: string }).code, 'not_found');
+    }
+  });
 });

@@ -9,6 +9,7 @@ import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
 import { requestLogging } from '../http/request-logging.js';
+import { sendJson } from '../http/send-json.js';
 import type { Logger } from '../logger.js';
 import { projectFile } from '../project-files.js';
 import { buildRecords } from './records.js';
@@ -69,8 +70,8 @@ export function createSampleApp({ logger, validateResponses }: SampleAppOptions)
   app.get('/', (_req, res) => {
     res.type('html').send(HOME_PAGE);
   });
-  app.get('/api/data', (_req, res) => {
-    res.json(buildRecords());
+  app.get('/api/data', (req, res) => {
+    sendJson(req, res, buildRecords());
   });
   app.use(notFoundHandler);
   app.use(errorHandler);
