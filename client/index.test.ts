@@ -98,6 +98,29 @@ describe('the TypeScript SDK against the real service', () => {
     );
   });
 
+  it('sends the credentials by HTTP Basic when asked, and in the body by default', async () => {
+    const sent: { authorization: string | null; body: Record<string, unknown> }[] = [];
+    const recording = (credentialsIn?: 'body' | 'basic') =>
+      createWorkspaceClient({
+        baseUrl: service.baseUrl,
+        ...service.admin,
+        ...(credentialsIn ? { credentialsIn } : {}),
+        fetch: async (request) => {
+          sent.push({ authorization: request.headers.get('authorization'), body: JSON.parse(await request.clone().text()) });
+          return fetch(request);
+        },
+      });
+    const byHeader = await recording('basic').getUser({ target_user: { username: 'nobody@example.com' } });
+    assert.equal(byHeader.error?.code, 'user_not_found', 'the service took the header');
+    assert.equal(sent[0]!.authorization, `Basic ${Buffer.from(`${service.admin.api_key}:${service.admin.api_key_secret}`).toString('base64')}`);
+    assert.deepEqual(sent[0]!.body, { target_user: { username: 'nobody@example.com' } }, 'no credentials in the body');
+    assert.ok((await recording('basic').validateCredentials()).data);
+
+    await recording().getGroups();
+    assert.equal(sent.at(-1)!.authorization, null);
+    assert.equal(sent.at(-1)!.body.api_key_secret, service.admin.api_key_secret);
+  });
+
   it('uses an injected fetch for every request', async () => {
     const seen: string[] = [];
     const traced = createWorkspaceClient({

@@ -39,6 +39,12 @@ export interface WorkspaceClientOptions extends Partial<Credentials> {
   fetch?: (request: Request) => Promise<Response>;
   /** Give up on a request after this long; default 30 000 ms. */
   timeoutMs?: number;
+  /**
+   * Where the credentials travel: `body` (default), as `api_key` and `api_key_secret`
+   * in the JSON body like Kasm's older API and its clients; or `basic`, as HTTP Basic
+   * (`Authorization: Basic …`) like Kasm's current Developer API. The service takes both.
+   */
+  credentialsIn?: 'body' | 'basic';
 }
 
 export interface CallOptions {
@@ -46,9 +52,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** The operations that take credentials in their body: the public API. */
+/** The operations that take credentials (in their body, or by HTTP Basic): the public API. */
 export type OperationName = {
-  [Op in keyof operations]: operations[Op] extends { requestBody: { content: { 'application/json': { api_key: string } } } } ? Op : never;
+  [Op in keyof operations]: operations[Op] extends { requestBody: { content: { 'application/json': { api_key?: string } } } } ? Op : never;
 }[keyof operations];
 
 /** `updateUser` → `update_user`, as the contract names paths after operationIds. */
@@ -97,6 +103,11 @@ export function pathOf<Op extends OperationName>(operation: Op): PathOf<Op> {
   return `/api/public/${operation.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}` as PathOf<Op>;
 }
 
+/** `Basic base64(api_key:api_key_secret)`, from UTF-8 (btoa alone takes only Latin-1), in Node and in browsers. */
+function basicAuthorization(apiKey: string, secret: string): string {
+  return `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${apiKey}:${secret}`)))}`;
+}
+
 function environment(name: string): string | undefined {
   // Browsers have no process; there, everything comes from the options.
   return typeof process === 'undefined' ? undefined : process.env[name] || undefined;
@@ -120,6 +131,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     api_key_secret: options.api_key_secret ?? environment('WORKSPACE_API_KEY_SECRET'),
   };
   const http = createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const credentialsIn = options.credentialsIn ?? 'body';
 
   async function call<Op extends OperationName>(operation: Op, params: Params<Op> | undefined, callOptions: CallOptions = {}): Promise<Result<Op>> {
     const api_key = params?.api_key ?? defaults.api_key;
@@ -136,8 +148,10 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
     try {
       // One generic call for every operation: the per-operation types are enforced by `Call<Op>` above.
-      const post = http.POST as unknown as (path: string, init: { body: unknown; signal: AbortSignal }) => Promise<Result<Op>>;
-      return await post(pathOf(operation), { body: { ...params, api_key, api_key_secret }, signal });
+      const post = http.POST as unknown as (path: string, init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal }) => Promise<Result<Op>>;
+      const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
+      if (credentialsIn === 'body') return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, signal });
+      return await post(pathOf(operation), { body: fields, headers: { Authorization: basicAuthorization(api_key, api_key_secret) }, signal });
     } catch (error) {
       return { error: describeFailure(error, baseUrl, timeoutMs, timeout) };
     }
@@ -194,9 +208,11 @@ export async function* eachUser(
   { client: via = client(), ...callOptions }: EachUserOptions = {},
 ): AsyncGenerator<User, void, undefined> {
   let cursor: string | null | undefined;
+  // Always a page size: without one, get_users would answer with every user at once.
+  const page_size = params.page_size ?? 100;
   do {
-    const { page_size, api_key, api_key_secret } = params;
-    const request = cursor ? { cursor, page_size, api_key, api_key_secret } : params;
+    const { api_key, api_key_secret } = params;
+    const request = cursor ? { cursor, page_size, api_key, api_key_secret } : { ...params, page_size };
     const result = await via.getUsers(request, callOptions);
     if (result.error) throw new WorkspaceCallError(result.error);
     yield* result.data.users;

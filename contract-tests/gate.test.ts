@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../server/errors.js';
 import type { Handlers } from '../server/handlers/types.js';
+import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
 import { startServiceProcess } from '../server/testing/process.js';
 import { runScript } from '../server/testing/run.js';
@@ -66,7 +67,10 @@ describe('the contract gate', { timeout: 600_000 }, () => {
       breakHandlers: (handlers) => ({
         ...handlers,
         async getUsers(body, context) {
-          const { total: _total, ...page } = await handlers.getUsers(body, context);
+          // Paged, so that the answer is one object to break (a streamed listing is written as it is read).
+          const answer = await handlers.getUsers({ page_size: 100, ...body }, context);
+          if (answer instanceof StreamedJson) throw new Error('a paged listing is never streamed');
+          const { total: _total, ...page } = answer;
           return page as Awaited<ReturnType<Handlers['getUsers']>>;
         },
       }),

@@ -41,14 +41,18 @@ function yamlFile(document: object): string {
 /**
  * A valid OpenAPI 3.0 document for tools that read only 3.0. The converter
  * rewrites schemas but leaves `info` as 3.1 has it, so the two 3.1-only
- * fields there are removed here.
+ * fields there are removed here, and so is `dependentRequired` (credentials
+ * in the body come as a pair), which 3.0 cannot say: its readers accept a
+ * body with one of the two, which the service then refuses with 400.
  */
 function downConvert(document: Record<string, unknown>): object {
   const converted = new Converter(structuredClone(document), { allOfTransform: false }).convert() as {
     info: { summary?: string; license?: { identifier?: string } };
+    components?: { schemas?: Record<string, { dependentRequired?: unknown }> };
   };
   delete converted.info.summary;
   delete converted.info.license?.identifier;
+  for (const schema of Object.values(converted.components?.schemas ?? {})) delete schema.dependentRequired;
   return converted;
 }
 

@@ -17,6 +17,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseUnreadableBody } from './http/request-body.js';
 import { sendJson } from './http/send-json.js';
+import { sendStreamed, StreamedJson } from './http/streamed-json.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   validateRequests?: boolean;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];
+  /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */
+  getUsersMax?: number;
   /** The handlers to route to; default the service's own. The contract gate swaps in faulty ones to prove it notices. */
   handlers?: Handlers;
 }
@@ -51,7 +54,8 @@ export function createApp({
   validateRequests = true,
   authThrottle,
   trustProxy = false,
-  handlers = createHandlers({ store }),
+  getUsersMax,
+  handlers = createHandlers({ store, ...(getUsersMax ? { getUsersMax } : {}) }),
 }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -95,7 +99,9 @@ export function createApp({
               return requestLogger(req, res);
             },
           };
-          sendJson(req, res.status(200), await handler(req.body, context));
+          const body = await handler(req.body, context);
+          if (body instanceof StreamedJson) return sendStreamed(req, res, body);
+          sendJson(req, res.status(200), body);
         };
   // A HEAD operation is served by the GET at its path, without the body. Its route comes first:
   // express would otherwise hand a HEAD to the GET's route, which sends one.

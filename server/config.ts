@@ -18,6 +18,8 @@ export interface Config {
   /** Express's `trust proxy` setting: which proxies may set X-Forwarded-For. */
   trustProxy: boolean | number | string;
   authThrottle: AuthThrottleConfig;
+  /** The most users get_users lists in one answer when no page is asked for. */
+  getUsersMax: number;
 }
 
 export interface AuthThrottleConfig {
@@ -117,6 +119,7 @@ const serviceSchema = sampleSchema.extend({
   AUTH_FAILURE_LIMIT: wholeNumber(1, 1_000_000, 10),
   AUTH_FAILURE_WINDOW_SECONDS: wholeNumber(1, 86_400, 300),
   AUTH_THROTTLE_CAPACITY: wholeNumber(100, 10_000_000, 100_000),
+  GET_USERS_MAX: wholeNumber(1, 10_000_000, 100_000),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -162,5 +165,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: settings.AUTH_FAILURE_WINDOW_SECONDS,
       capacity: settings.AUTH_THROTTLE_CAPACITY,
     },
+    getUsersMax: settings.GET_USERS_MAX,
   };
 }

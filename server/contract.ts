@@ -51,6 +51,9 @@ const document = JSON.parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8')) as Op
 /** The bundled contract itself, as served at /openapi.json. */
 export const WORKSPACE_DOCUMENT: Readonly<Record<string, unknown>> = document as unknown as Record<string, unknown>;
 
+/** What an API key id may look like (the ApiKey schema's pattern), for ids that arrive where the validator does not look. */
+export const API_KEY_PATTERN = new RegExp((document.components.schemas as unknown as Record<string, { pattern: string }>).ApiKey!.pattern);
+
 /** Every permission a key can hold, in the contract's order. */
 export const PERMISSIONS: readonly Permission[] = document.components.schemas.Permission.enum;
 

@@ -42,8 +42,12 @@ export function explain(error: unknown): string {
   return parts.join(': ');
 }
 
-/** One message for every credential failure, so that keys cannot be probed (DESIGN.md, Errors). */
-export const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'Invalid API key or secret');
+/**
+ * One answer for every credential failure, by header or by body, so that keys
+ * cannot be probed. Every 401 names the Basic scheme, as HTTP asks (RFC 9110, 11.6.1).
+ */
+export const invalidCredentials = () =>
+  new ApiError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, { 'WWW-Authenticate': 'Basic realm="workspace"' });
 export const permissionDenied = (permission: string) =>
   new ApiError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
 export const userNotFound = () => new ApiError(404, 'user_not_found', 'User not found');

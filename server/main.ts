@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     validateResponses: config.validateResponses,
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,
+    getUsersMax: config.getUsersMax,
   });
   serve(app, {
     name: 'workspace service',

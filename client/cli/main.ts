@@ -54,15 +54,15 @@ program
 
 program
   .command('list')
-  .description('list users, a page at a time, or all of them')
+  .description('list every user (one call, as Kasm\'s get_users), or one page with --page, --cursor or --page-size')
   .addOption(new Option('--page <n>', 'the page, from 1 (default 1)').argParser(positiveInteger).conflicts(['cursor', 'all']))
   .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
-  .option('--all', 'every user, fetched a page at a time')
-  .option('--page-size <n>', 'users per page (at most 500)', positiveInteger, 100)
+  .option('--all', 'every user, fetched a page at a time by cursor (for a directory past the service\'s GET_USERS_MAX)')
+  .option('--page-size <n>', 'users per page (at most 500; default 100 when paging)', positiveInteger)
   .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORT_FIELDS))
   .addOption(new Option('--desc', 'in descending order'))
   .option('--json', 'print JSON')
-  .action(async (options: { page?: number; cursor?: string; all?: boolean; pageSize: number; sortBy?: SortField; desc?: boolean; json?: boolean }) => {
+  .action(async (options: { page?: number; cursor?: string; all?: boolean; pageSize?: number; sortBy?: SortField; desc?: boolean; json?: boolean }) => {
     const order = {
       ...(options.sortBy ? { sort_by: options.sortBy } : {}),
       ...(options.desc ? { sort_direction: 'desc' as const } : {}),
@@ -80,11 +80,18 @@ program
       process.stdout.write(`${users.length} users\n`);
       return;
     }
+    if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined) {
+      const everyone = dataOf(await client().getUsers(order));
+      if (options.json) return printJson(everyone);
+      printUsers(everyone.users);
+      process.stdout.write(`${everyone.total} users\n`);
+      return;
+    }
     const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 1 };
-    const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize }));
+    const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize ?? 100 }));
     if (options.json) return printJson(page);
     printUsers(page.users);
-    const where = page.page ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}` : `${page.users.length} users`;
+    const where = page.page && page.page_size ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}` : `${page.users.length} users`;
     process.stdout.write(`${where}, ${page.total} users in all\n`);
     if (page.next_cursor) process.stdout.write(`next page: --cursor ${page.next_cursor}\n`);
   });

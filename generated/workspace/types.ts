@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * List users
-         * @description Returns one page of users (at most 500), sorted as asked, with the total count. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
+         * @description With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
          */
         post: operations["getUsers"];
         delete?: never;
@@ -298,8 +298,8 @@ export interface components {
          */
         ApiKeySecret: string;
         ValidateCredentialsRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
         };
         /**
          * @description A permission an API key may hold; each operation's `x-permission` names the one it needs.
@@ -331,19 +331,16 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "request_timeout";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "request_timeout";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
         GetUsersRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             /** @description The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1. */
             page?: number;
-            /**
-             * @description Users per page.
-             * @default 100
-             */
+            /** @description Users per page. Sending it (or `page`, or `cursor`) asks for one page; default 100 when only `page` or `cursor` is sent. With none of the three, the answer lists every user. */
             page_size?: number;
             /** @description Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`. */
             cursor?: string;
@@ -409,14 +406,15 @@ export interface components {
              */
             last_session: string | null;
         };
-        /** @description One page of users, in the order asked for. */
+        /** @description One page of users, in the order asked for; or, when no page was asked for, every user, with `total` the number listed and neither `page` nor `page_size`. */
         UserPage: {
             users: components["schemas"]["User"][];
-            /** @description How many users there are in all. */
+            /** @description How many users there are in all (when listing every user, how many are listed). */
             total: number;
             /** @description The page number asked for; absent when the page was asked for by `cursor`. */
             page?: number;
-            page_size: number;
+            /** @description The page size asked for (or the default, 100); absent when listing every user. */
+            page_size?: number;
             /** @description Pass this as `cursor` for the page after this one; null when no user follows this page. */
             next_cursor: string | null;
         };
@@ -443,8 +441,8 @@ export interface components {
             username: components["schemas"]["Username"];
         };
         GetUserRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             /** @description The user to return, by identifier or by username. */
             target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"];
         };
@@ -486,8 +484,8 @@ export interface components {
             password?: components["schemas"]["Password"];
         };
         CreateUserRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_user: components["schemas"]["NewUser"];
         };
         /**
@@ -507,13 +505,13 @@ export interface components {
             password?: components["schemas"]["Password"];
         };
         UpdateUserRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_user: components["schemas"]["UserUpdate"];
         };
         DeleteUserRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_user: components["schemas"]["UserRef"];
             /**
              * @description Accepted for compatibility with Kasm clients, where it also ends the user's running
@@ -525,8 +523,8 @@ export interface components {
         /** @description The operation succeeded and has nothing to return. */
         EmptyResponse: Record<string, never>;
         GetGroupsRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
         };
         Group: {
             group_id: components["schemas"]["GroupId"];
@@ -547,8 +545,8 @@ export interface components {
             group_id: components["schemas"]["GroupId"];
         };
         UserGroupRequest: {
-            api_key: components["schemas"]["ApiKey"];
-            api_key_secret: components["schemas"]["ApiKeySecret"];
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_user: components["schemas"]["UserRef"];
             target_group: components["schemas"]["GroupRef"];
         };
@@ -558,7 +556,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The body does not match the contract (malformed JSON, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field). */
+        /** @description The body does not match the contract (malformed JSON, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
         InvalidRequest: {
             headers: {
                 [name: string]: unknown;
@@ -567,9 +565,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The credentials are wrong: an unknown key, a wrong secret, or an expired or revoked key. The answer is the same for all four. */
+        /**
+         * @description The credentials are wrong or missing: an unknown key, a wrong secret, an expired or revoked
+         *     key, no credentials at all, or a malformed `Authorization` header. The answer is the same
+         *     for all of them, by header or by body.
+         */
         InvalidCredentials: {
             headers: {
+                /** @description `Basic realm="workspace"`: the key and secret may be sent by HTTP Basic. */
+                "WWW-Authenticate"?: "Basic realm=\"workspace\"";
                 [name: string]: unknown;
             };
             content: {
@@ -629,7 +633,9 @@ export interface components {
          * @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown
          *     field, `page` and `cursor` together), or the cursor is not one the service handed out
          *     or asks for another order than it carries (`invalid_cursor`; start the listing again
-         *     without a cursor).
+         *     without a cursor), or a request for every user at once when the directory holds more
+         *     than the operator allows in one answer (`listing_too_large`; ask for pages with
+         *     `page_size` and follow `next_cursor`).
          */
         InvalidListingRequest: {
             headers: {

@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
 import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { OperationId } from '../contract.js';
+import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 
@@ -38,7 +39,14 @@ export interface HandlerContext {
   log: Logger;
 }
 
-export type OperationHandler<Op extends OperationId> = (body: RequestBody<Op>, context: HandlerContext) => Promise<SuccessBody<Op>>;
+/** Operations whose answer can grow with the directory, and so may be streamed (streamed-json.ts). */
+type StreamingOperationId = 'getUsers';
+
+/** A handler returns the 200 body (for a streaming operation, possibly as a stream), or throws an ApiError. */
+export type OperationHandler<Op extends OperationId> = (
+  body: RequestBody<Op>,
+  context: HandlerContext,
+) => Promise<SuccessBody<Op> | (Op extends StreamingOperationId ? StreamedJson : never)>;
 
 /** One handler per JSON operation: the compiler refuses a missing or an extra one. */
 export type Handlers = { [Op in JsonOperationId]: OperationHandler<Op> };
@@ -48,4 +56,6 @@ export type PageHandlers = { [Op in PageOperationId]: RequestHandler };
 
 export interface Services {
   store: Store;
+  /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */
+  getUsersMax?: number;
 }

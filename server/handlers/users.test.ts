@@ -103,8 +103,10 @@ describe('the user lifecycle', () => {
       assert.equal(answer.status, 200);
       assert.deepEqual(usernames(answer), ['a@x.io', 'b@x.io', 'c@x.io']);
       assert.equal(answer.body.total, 3);
-      assert.equal(answer.body.page, 1);
-      assert.equal(answer.body.page_size, 100);
+      assert.equal(answer.body.next_cursor, null);
+      assert.equal(answer.body.page, undefined, 'no page was asked for');
+      const firstPage = await listing.callAsAdmin('get_users', { page: 1 });
+      assert.deepEqual([firstPage.body.page, firstPage.body.page_size, firstPage.body.total], [1, 100, 3], 'a page has the default size');
     });
 
     it('sorts and pages as asked', async () => {

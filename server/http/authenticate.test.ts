@@ -133,3 +133,129 @@ describe('throttling failed credential checks', () => {
     }
   });
 });
+
+describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ authThrottle: { maxFailures: 1_000, windowSeconds: 60 } });
+  });
+  after(() => service.close());
+
+  const basic = (apiKey: string, secret: string) => `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
+  const post = (operation: string, body: unknown, authorization?: string) =>
+    service.request(`/api/public/${operation}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(authorization ? { Authorization: authorization } : {}) },
+      body: JSON.stringify(body),
+    });
+  /** Everything a client sees of a 401, so two can be compared byte for byte. */
+  const seen = (answer: Answer) => ({
+    status: answer.status,
+    text: answer.text,
+    headers: ['content-type', 'content-length', 'www-authenticate', 'cache-control'].map((name) => answer.headers.get(name)),
+  });
+
+  it('answers every operation the same by header as by body', async () => {
+    const group = await service.store.createGroup({ group_id: 'c'.repeat(32), name: 'Compat' });
+    const header = basic(service.admin.api_key, service.admin.api_key_secret);
+    const byBody = (operation: string, fields: Record<string, unknown> = {}) => post(operation, { ...service.admin, ...fields });
+    const byHeader = (operation: string, fields: Record<string, unknown> = {}) => post(operation, fields, header);
+    const comparable = (answer: Answer) => ({ status: answer.status, body: JSON.parse(answer.text.replace(/"(user_id|created|password_set_date)":"[^"]*"/g, '"$1":"…"').replace(/"username":"[ab]-/g, '"username":"x-')) });
+
+    for (const operation of ['validate_credentials', 'get_users', 'get_groups']) {
+      assert.deepEqual(comparable(await byHeader(operation)), comparable(await byBody(operation)), operation);
+    }
+    // The lifecycle, once each way, on twin users.
+    for (const [prefix, send] of [['a', byBody], ['b', byHeader]] as const) {
+      const created = await send('create_user', { target_user: { username: `${prefix}-twin@example.com`, first_name: 'Twin', password: 'Correct-Horse-42' } });
+      assert.equal(created.status, 200, created.text);
+      const user_id = JSON.parse(created.text).user.user_id;
+      const steps = [
+        await send('get_user', { target_user: { username: `${prefix}-twin@example.com` } }),
+        await send('update_user', { target_user: { user_id, last_name: 'Updated' } }),
+        await send('add_user_group', { target_user: { user_id }, target_group: { group_id: group.group_id } }),
+        await send('remove_user_group', { target_user: { user_id }, target_group: { group_id: group.group_id } }),
+        await send('update_user', { target_user: { user_id, password: 'weak' } }),
+        await send('delete_user', { target_user: { user_id } }),
+        await send('delete_user', { target_user: { user_id } }),
+      ];
+      assert.deepEqual(steps.map((step) => step.status), [200, 200, 200, 200, 400, 200, 404], `${prefix}: ${steps.map((step) => step.text).join('\n')}`);
+    }
+  });
+
+  it('gives byte-identical 401s for an unknown key, a wrong secret, an expired and a revoked key, by header and by body', async () => {
+    const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
+    const revoked = await service.createKey();
+    assert.ok(await service.store.revokeApiKey(revoked.api_key, new Date().toISOString()));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const wrong = [
+      { api_key: 'unknown-key', api_key_secret: service.admin.api_key_secret },
+      { api_key: service.admin.api_key, api_key_secret: 'wrong-secret' },
+      expired,
+      revoked,
+    ];
+    const answers = [];
+    for (const credentials of wrong) {
+      answers.push(seen(await post('get_groups', credentials)));
+      answers.push(seen(await post('get_groups', {}, basic(credentials.api_key, credentials.api_key_secret))));
+    }
+    for (const answer of answers) assert.deepEqual(answer, answers[0]);
+    assert.equal(answers[0]!.status, 401);
+    assert.equal(answers[0]!.headers[2], 'Basic realm="workspace"');
+  });
+
+  it('answers no credentials, and a malformed Authorization header, with the same 401', async () => {
+    const reference = seen(await post('get_groups', {}));
+    assert.equal(reference.status, 401);
+    const key = service.admin.api_key;
+    for (const authorization of [
+      `Bearer ${service.admin.api_key_secret}`,
+      'Basic',
+      'Basic !!!not-base64',
+      `Basic ${Buffer.from('no colon at all').toString('base64')}`,
+      `Basic ${Buffer.from(`:${service.admin.api_key_secret}`).toString('base64')}`,
+      `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+      `Basic ${Buffer.concat([Buffer.from(`${key}:`), Buffer.from([0xff, 0xfe])]).toString('base64')}`,
+    ]) {
+      // A malformed header fails even beside good credentials in the body.
+      assert.deepEqual(seen(await post('get_groups', { ...service.admin }, authorization)), reference, authorization);
+    }
+    // Well-formed, but a key id no key can have (PostgreSQL cannot even hold the NUL): looked up nowhere.
+    assert.deepEqual(seen(await post('get_groups', {}, basic(`${key}\u0000`, service.admin.api_key_secret))), reference);
+    assert.equal((await post('get_groups', {}, `basic  ${Buffer.from(`${key}:${service.admin.api_key_secret}`).toString('base64')} `)).status, 200, 'the scheme in any case, with spaces');
+  });
+
+  it('refuses credentials in both places that disagree with 400, and takes them when they agree', async () => {
+    const other = await service.createKey();
+    const header = basic(service.admin.api_key, service.admin.api_key_secret);
+    for (const body of [other, { ...service.admin, api_key_secret: 'different' }]) {
+      const answer = await post('get_groups', body, header);
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.body.code, 'invalid_request');
+      assert.match(answer.body.error_message, /Authorization header and in the body differ/);
+    }
+    assert.equal((await post('get_groups', service.admin, header)).status, 200);
+  });
+
+  it('refuses half of the credentials in the body, and logs neither the header nor its secret', async () => {
+    const half = await post('get_groups', { api_key: service.admin.api_key }, basic(service.admin.api_key, service.admin.api_key_secret));
+    assert.equal(half.status, 400);
+    const encoded = basic(service.admin.api_key, service.admin.api_key_secret).slice('Basic '.length);
+    assert.ok(!service.logs().includes(encoded));
+    assert.ok(!service.logs().includes(service.admin.api_key_secret));
+  });
+});
+
+describe('the throttle counts failures by header and by body alike', () => {
+  it('trips after failures made either way', async () => {
+    const service = await startTestService({ authThrottle: { maxFailures: 2, windowSeconds: 60 } });
+    try {
+      const headers = { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from('guess:guess').toString('base64')}` };
+      assert.equal((await service.request('/api/public/get_groups', { method: 'POST', headers, body: '{}' })).status, 401);
+      assert.equal((await service.call('get_groups', { api_key: 'guess', api_key_secret: 'guess' })).status, 401);
+      assert.equal((await service.request('/api/public/get_groups', { method: 'POST', headers, body: '{}' })).status, 429);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -83,7 +83,7 @@ export class KyselyStore implements Store {
     this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
   }
 
-  async listUsers({ pageSize, sortBy, sortDirection, start }: UserQuery): Promise<UserListing> {
+  async listUsers({ pageSize, sortBy, sortDirection, start, countTotal = true }: UserQuery): Promise<UserListing> {
     // One user more than the page tells whether another follows it.
     const inOrder = <Q extends SelectQueryBuilder<Database, 'users', unknown>>(query: Q) =>
       query
@@ -109,10 +109,12 @@ export class KyselyStore implements Store {
         .orderBy('user_id', sortDirection)
         .execute();
     }
-    const { total } = await this.db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number | string>().as('total'))
-      .executeTakeFirstOrThrow();
+    const { total } = countTotal
+      ? await this.db
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll<number | string>().as('total'))
+          .executeTakeFirstOrThrow()
+      : { total: -1 };
     const more = rows.length > pageSize;
     return { users: await this.#withGroups(this.db, more ? rows.slice(0, pageSize) : rows), total: Number(total), more };
   }

@@ -37,11 +37,13 @@ export interface UserQuery {
   sortDirection: 'asc' | 'desc';
   /** Where the page starts: after skipping this many users, or right after this position. */
   start: { skip: number } | { after: SortPosition };
+  /** Whether to count every user too (default true); a listing read batch by batch counts only once. */
+  countTotal?: boolean;
 }
 
 export interface UserListing {
   users: User[];
-  /** How many users there are in all. */
+  /** How many users there are in all; -1 when not counted (`countTotal: false`). */
   total: number;
   /** Whether any user follows the last one of this page. */
   more: boolean;

@@ -37,6 +37,8 @@ export interface TestServiceOptions {
   databaseUrl?: string;
   /** Replace the store the app sees, e.g. with one that fails. */
   wrapStore?: (store: Store) => Store;
+  /** GET_USERS_MAX: the most users get_users lists at once. */
+  getUsersMax?: number;
 }
 
 export interface TestService {
@@ -75,6 +77,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logger: createLogger('info', logSink),
     validateResponses: true,
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
+    ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.
   const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');

@@ -1,0 +1,43 @@
+/**
+ * The Kasm-client compatibility suite (contract-tests/kasm/): Python written
+ * the way real Kasm integrations are (standard library only; credentials in
+ * the body, and by HTTP Basic; one get_users call searched by username),
+ * against the real service on either store.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../server/project-files.js';
+import { TEST_STORE } from '../server/testing/database.js';
+import { startTestService, type TestService } from '../server/testing/service.js';
+
+describe(`a Kasm integration in Python against the service (${TEST_STORE})`, { timeout: 300_000 }, () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  it('validates its key, creates 250 users, finds each through one get_users, updates, changes groups and deletes, both ways', async () => {
+    await service.store.createGroup({ group_id: 'd'.repeat(32), name: 'Developers' });
+    const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/compatibility.py')], {
+      env: {
+        ...process.env,
+        WORKSPACE_URL: service.baseUrl,
+        WORKSPACE_API_KEY: service.admin.api_key,
+        WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+        GROUP_NAME: 'Developers',
+        USERS: '250',
+      },
+      timeout: 240_000,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    assert.deepEqual(report, {
+      done: ['validate', 'created 250', 'found every user', 'updated', 'group added and removed', 'deleted'],
+      users: 250,
+    });
+    assert.equal((await service.callAsAdmin('get_users')).body.total, 0, 'the suite cleaned up after itself');
+  });
+});

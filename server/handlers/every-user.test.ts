@@ -1,0 +1,135 @@
+/**
+ * get_users with credentials only lists every user, as Kasm's get_users does
+ * and as Kasm clients rely on (one call, then a search by username).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Store } from '../store/store.js';
+import { startTestService, type TestService } from '../testing/service.js';
+import { LISTING_BATCH } from './every-user.js';
+
+const ORDERS = [
+  { sort_by: 'username', sort_direction: 'asc' },
+  { sort_by: 'username', sort_direction: 'desc' },
+  { sort_by: 'created', sort_direction: 'asc' },
+  { sort_by: 'created', sort_direction: 'desc' },
+  { sort_by: 'first_name', sort_direction: 'asc' },
+  { sort_by: 'last_name', sort_direction: 'desc' },
+] as const;
+
+describe('get_users with credentials only', () => {
+  let service: TestService;
+  const created: string[] = [];
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  /** Every user in this order, page by page by cursor: what one listing must equal. */
+  async function byCursor(order: Record<string, string>): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await service.callAsAdmin('get_users', cursor ? { cursor, page_size: 37 } : { ...order, page_size: 37 });
+      ids.push(...answer.body.users.map((user: { user_id: string }) => user.user_id));
+      cursor = answer.body.next_cursor;
+    } while (cursor);
+    return ids;
+  }
+
+  for (const count of [105, 250]) {
+    it(`lists all ${count} users, in each order, with total the number listed and no next_cursor`, async () => {
+      while (created.length < count) {
+        // Few distinct names, so that ties are broken by user_id as the cursor does.
+        created.push((await service.createUser({ first_name: `F${created.length % 7}`, last_name: `L${created.length % 5}` })).user_id);
+      }
+      for (const order of ORDERS) {
+        const answer = await service.callAsAdmin('get_users', order);
+        assert.equal(answer.status, 200, answer.text);
+        assert.deepEqual(Object.keys(answer.body), ['users', 'total', 'next_cursor']);
+        assert.equal(answer.body.total, count);
+        assert.equal(answer.body.next_cursor, null);
+        assert.deepEqual(answer.body.users.map((user: { user_id: string }) => user.user_id), await byCursor(order), JSON.stringify(order));
+      }
+      const everyone = await service.callAsAdmin('get_users');
+      assert.deepEqual(new Set(everyone.body.users.map((user: { user_id: string }) => user.user_id)), new Set(created));
+      assert.deepEqual(everyone.body.users[0].groups, [{ group_id: everyone.body.users[0].groups[0].group_id, name: 'All Users' }], 'with their groups');
+    });
+  }
+
+  it('pages exactly as before when page, page_size or cursor is sent', async () => {
+    const first = await service.callAsAdmin('get_users', { page_size: 100 });
+    assert.deepEqual([first.body.users.length, first.body.page, first.body.page_size, first.body.total], [100, 1, 100, created.length]);
+    const second = await service.callAsAdmin('get_users', { page: 2 });
+    assert.deepEqual([second.body.users.length, second.body.page, second.body.page_size], [100, 2, 100]);
+    const next = await service.callAsAdmin('get_users', { cursor: first.body.next_cursor });
+    assert.deepEqual(next.body.users, second.body.users);
+    assert.equal(next.body.page_size, 100);
+  });
+});
+
+describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
+  it('refuses to list more users than GET_USERS_MAX with 400 listing_too_large, and no partial body', async () => {
+    const service = await startTestService({ getUsersMax: 3 });
+    try {
+      for (let i = 0; i < 3; i++) await service.createUser();
+      assert.equal((await service.callAsAdmin('get_users')).body.total, 3, 'at the limit, every user');
+      await service.createUser();
+      const answer = await service.callAsAdmin('get_users');
+      assert.equal(answer.status, 400);
+      assert.deepEqual(Object.keys(answer.body).sort(), ['code', 'error_message', 'errors']);
+      assert.equal(answer.body.code, 'listing_too_large');
+      assert.match(answer.body.error_message, /4 users, more than the 3 one answer may list; ask for pages with page_size/);
+      assert.equal((await service.callAsAdmin('get_users', { page_size: 2 })).body.total, 4, 'paging still works');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('ends an answer whose database read fails midway as a broken response, never as a shorter list', async () => {
+    let reads = 0;
+    const service = await startTestService({
+      wrapStore: (store: Store) =>
+        new Proxy(store, {
+          get(target, property) {
+            if (property === 'listUsers') {
+              return async (...args: Parameters<Store['listUsers']>) => {
+                if (++reads === 2) throw new Error('disk I/O error while listing');
+                return target.listUsers(...args);
+              };
+            }
+            const value = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    try {
+      for (let i = 0; i <= LISTING_BATCH; i++) {
+        await service.store.createUser({
+          user_id: i.toString(16).padStart(32, '0'),
+          username: `bulk${i}@example.com`,
+          first_name: '',
+          last_name: '',
+          phone: '',
+          organization: '',
+          locked: false,
+          disabled: false,
+          password_hash: null,
+          created: new Date().toISOString(),
+        });
+      }
+      const response = await fetch(`${service.baseUrl}/api/public/get_users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(service.admin),
+      });
+      assert.equal(response.status, 200, 'the status went out with the first batch');
+      await assert.rejects(response.text(), 'reading the body fails: the client can tell the list is not whole');
+      assert.equal(reads, 2);
+      assert.match(service.logs(), /disk I\/O error while listing.*streamed answer broke off/);
+      assert.equal((await service.request('/healthz')).status, 200, 'the service goes on');
+    } finally {
+      await service.close();
+    }
+  });
+});
