@@ -13,7 +13,9 @@
  * during that burst; (e) the Prism mock answering update_user; (f) the sample
  * server's /api/data; (g) time from process start to the first 200. Also
  * update_user without request validation (what the validator costs) and (h)
- * the service's RSS over a long update_user load (60 s; 4 s with --quick).
+ * the service's RSS over a long update_user load (60 s; 4 s with --quick);
+ * (i) get_users listing all 100,000 users at once (time to the last byte,
+ * RSS before and at its peak), and get_user's p99 while 10 clients do that.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -211,6 +213,46 @@ async function main(): Promise<void> {
     const byCursor = await load('(c) get_users by cursor', { url: big.url, requests: randomCursor });
     const cursorAlone = await load('    by cursor, 1 connection', { url: big.url, connections: 1, requests: randomCursor });
     results.push(byCursor, cursorAlone);
+
+    // (i) Every user at once, as Kasm clients ask: get_users with credentials only, on 100,000 users.
+    const everyone = JSON.stringify(large.credentials);
+    const listEveryone = async () => {
+      const started = performance.now();
+      const answer = await fetch(`${big.url}/api/public/get_users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: everyone });
+      const reader = answer.body!.getReader();
+      let bytes = 0;
+      for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.length;
+      if (answer.status !== 200) throw new Error(`get_users answered ${answer.status}`);
+      return { ms: performance.now() - started, bytes };
+    };
+    const listingRssBefore = rssMegabytes(big.child);
+    let listingRssPeak = listingRssBefore;
+    const listingSampler = setInterval(() => (listingRssPeak = Math.max(listingRssPeak, rssMegabytes(big.child))), 20);
+    const listing = await listEveryone();
+    clearInterval(listingSampler);
+    // While 10 clients list everyone over and over, get_user's p99 against its p99 alone.
+    const getLarge = posting('/api/public/get_user', () => ({ ...large.credentials, target_user: { user_id: pick(large.userIds) } }));
+    const getAlone = await load('(i) get_user alone, 100k users', { url: big.url, connections: 10, requests: getLarge });
+    let listings = 0;
+    const until = performance.now() + DURATION_S * 1000;
+    const listers = Array.from({ length: 10 }, async () => {
+      while (performance.now() < until) {
+        await listEveryone();
+        listings++;
+      }
+    });
+    const [getDuring] = await Promise.all([load('    get_user during 10 listings', { url: big.url, connections: 10, requests: getLarge }), ...listers]);
+    results.push(getAlone, getDuring!);
+    Object.assign(figures, {
+      every_user_ms: Math.round(listing.ms),
+      every_user_mb: Number((listing.bytes / 1e6).toFixed(1)),
+      every_user_rss_before_mb: listingRssBefore,
+      every_user_rss_peak_mb: listingRssPeak,
+      every_user_rss_growth_mb: listingRssPeak - listingRssBefore,
+      every_user_concurrent_listings: listings,
+      get_user_p99_alone_100k_ms: getAlone.p99,
+      get_user_p99_during_listings_ms: getDuring!.p99,
+    });
     await big.stop();
 
     // (e) The Prism mock.
@@ -264,6 +306,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `(g) start to first 200: ${figures.startup_ms} ms${startups.length > 1 ? ` (median of ${startups.join(', ')})` : ''}`,
+        `(i) every one of 100,000 users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${figures.every_user_rss_before_mb} → peak ${figures.every_user_rss_peak_mb} MB (+${figures.every_user_rss_growth_mb}); ` +
+          `get_user p99 ${figures.get_user_p99_alone_100k_ms} ms alone, ${figures.get_user_p99_during_listings_ms} ms during ${figures.every_user_concurrent_listings} listings by 10 clients`,
         `validation costs update_user ${Math.round(figures.validator_cost_ratio! * 100)} % of its req/s (${withoutValidation.rps} req/s without it)`,
         `service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after; ` +
           `(h) ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}; lowest point, second half against first: ${figures.memory_rss_floor_growth_mb! >= 0 ? '+' : ''}${figures.memory_rss_floor_growth_mb} MB)`,

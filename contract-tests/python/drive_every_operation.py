@@ -91,7 +91,16 @@ with workspace_user_api.ApiClient(configuration) as client:
 
     page = users.get_users(workspace_user_api.GetUsersRequest(page=1, page_size=50, sort_by="created", **credentials))
     assert page.total == 1 and page.users[0].user_id == created.user_id
+    # With nothing but credentials, every user, as Kasm's get_users answers (no page, no page_size).
+    everyone = users.get_users(workspace_user_api.GetUsersRequest(**credentials))
+    assert everyone.total == 1 and everyone.page_size is None and everyone.next_cursor is None, everyone
     done.append("getUsers")
+
+    # The same key by HTTP Basic: the SDK's Configuration(username, password), with no credentials in the body.
+    by_basic = workspace_user_api.Configuration(host=os.environ["WORKSPACE_URL"], username=credentials["api_key"], password=credentials["api_key_secret"])
+    with workspace_user_api.ApiClient(by_basic) as basic_client:
+        listed = workspace_user_api.UsersApi(basic_client).get_users(workspace_user_api.GetUsersRequest())
+        assert [user.user_id for user in listed.users] == [created.user_id], listed
 
     names = [group.name for group in groups.get_groups(workspace_user_api.GetGroupsRequest(**credentials)).groups]
     assert "All Users" in names

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Store } from '../store/store.js';
 import { startTestService, type TestService } from '../testing/service.js';
+import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH } from './every-user.js';
 
 const ORDERS = [
@@ -90,16 +91,10 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
     let reads = 0;
     const service = await startTestService({
       wrapStore: (store: Store) =>
-        new Proxy(store, {
-          get(target, property) {
-            if (property === 'listUsers') {
-              return async (...args: Parameters<Store['listUsers']>) => {
-                if (++reads === 2) throw new Error('disk I/O error while listing');
-                return target.listUsers(...args);
-              };
-            }
-            const value = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
+        withOverrides(store, {
+          async listUsers(query) {
+            if (++reads === 2) throw new Error('disk I/O error while listing');
+            return store.listUsers(query);
           },
         }),
     });

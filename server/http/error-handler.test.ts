@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../app.js';
 import type { Store } from '../store/store.js';
 import { startTestService, type Answer, type TestService } from '../testing/service.js';
+import { withOverrides } from '../testing/store-overrides.js';
 
 /** Every error answer is the contract's JSON error shape and nothing else. */
 function assertErrorShape(answer: Answer, status: number, code: string): void {
@@ -37,10 +38,10 @@ describe('the error table (DESIGN.md, Errors)', () => {
     assert.equal(answer.body.error_message, 'Invalid request: the body is not valid JSON');
   });
 
-  it('400 invalid_request for a JSON body that is not an object, or empty', async () => {
+  it('400 invalid_request for a JSON body that is not an object; 401 for an empty one, which holds no credentials', async () => {
     assertErrorShape(await service.request('/api/public/get_groups', json('[]')), 400, 'invalid_request');
     assertErrorShape(await service.request('/api/public/get_groups', json('"text"')), 400, 'invalid_request');
-    assertErrorShape(await service.request('/api/public/get_groups', json('')), 400, 'invalid_request');
+    assertErrorShape(await service.request('/api/public/get_groups', json('')), 401, 'invalid_credentials');
   });
 
   it('400 invalid_request naming the field for a wrong type or a missing field', async () => {
@@ -145,16 +146,6 @@ describe('failures inside the service', () => {
     });
   });
 
-  /** The store with some methods replaced; the rest still run on the real store. */
-  function withOverrides(store: Store, overrides: Partial<Store>): Store {
-    return new Proxy(store, {
-      get(target, property, receiver) {
-        if (property in overrides) return overrides[property as keyof Store];
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-  }
   after(() => service.close());
 
   it('500 internal_error with nothing of the cause, which is logged under the request id', async () => {
