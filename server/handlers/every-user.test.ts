@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Store } from '../store/store.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
-import { LISTING_BATCH } from './every-user.js';
+import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
 
 const ORDERS = [
   { sort_by: 'username', sort_direction: 'asc' },
@@ -123,6 +123,39 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
       assert.equal(reads, 2);
       assert.match(service.logs(), /disk I\/O error while listing.*streamed answer broke off/);
       assert.equal((await service.request('/healthz')).status, 200, 'the service goes on');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('gives a listing\'s turn back when its client leaves midway, so later listings are not starved', { timeout: 30_000 }, async () => {
+    const service = await startTestService();
+    try {
+      for (let i = 0; i < LISTING_BATCH * 3; i++) {
+        await service.store.createUser({
+          user_id: i.toString(16).padStart(32, '0'),
+          username: `left${i}@example.com`,
+          first_name: '',
+          last_name: '',
+          phone: '',
+          organization: '',
+          locked: false,
+          disabled: false,
+          password_hash: null,
+          created: new Date().toISOString(),
+        });
+      }
+      const request = (signal?: AbortSignal) =>
+        fetch(`${service.baseUrl}/api/public/get_users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(service.admin), signal });
+      // More clients that leave after the first bytes than there are turns.
+      for (let left = 0; left < LISTINGS_AT_ONCE + 1; left++) {
+        const abort = new AbortController();
+        const response = await request(abort.signal);
+        await response.body!.getReader().read();
+        abort.abort();
+      }
+      const whole = await request(AbortSignal.timeout(10_000));
+      assert.equal(((await whole.json()) as { total: number }).total, LISTING_BATCH * 3);
     } finally {
       await service.close();
     }

@@ -7,14 +7,33 @@
  * checked before the first byte: past GET_USERS_MAX the caller is told to
  * page (400 listing_too_large), never given a shortened list. Users added
  * meanwhile past that limit break the answer off rather than end it early.
+ *
+ * A listing of 100,000 users is seconds of work on the one thread that also
+ * answers every other request. So listings take turns (LISTINGS_AT_ONCE run,
+ * the rest wait for a turn before their first read), and each yields to the
+ * event loop after every batch: other requests wait at most one batch.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import pLimit from 'p-limit';
 import { ApiError } from '../errors.js';
 import { StreamedJson } from '../http/streamed-json.js';
 import type { SortableField, Store, UserListing, UserQuery } from '../store/store.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
-/** Users read per query: large enough that the round trips do not count, small enough to hold lightly. */
-export const LISTING_BATCH = 1_000;
+/** Users read per query: enough that the round trips hardly count, few enough that a batch holds the thread only milliseconds. */
+export const LISTING_BATCH = 250;
+/** Listings that read at once; more wait their turn, so that they cannot crowd out other requests. */
+export const LISTINGS_AT_ONCE = 2;
+
+/** Turns for listings: `take()` resolves, once a turn is free, with the function that gives it back. */
+export interface ListingTurns {
+  take(): Promise<() => void>;
+}
+
+export function listingTurns(atOnce = LISTINGS_AT_ONCE): ListingTurns {
+  const limit = pLimit(atOnce);
+  return { take: () => new Promise((granted) => void limit(() => new Promise<void>((giveBack) => granted(giveBack)))) };
+}
 
 export interface EveryUserQuery {
   sortBy: SortableField;
@@ -30,23 +49,36 @@ const tooLarge = (total: number, max: number) =>
     [{ path: '/body', message: `lists more than ${max} users; send page_size (and cursor) to page` }],
   );
 
-export async function everyUser(store: Store, { sortBy, sortDirection, max }: EveryUserQuery): Promise<StreamedJson> {
+export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sortDirection, max }: EveryUserQuery): Promise<StreamedJson> {
   const batch = (start: UserQuery['start'], countTotal: boolean) => store.listUsers({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
-  const first = await batch({ skip: 0 }, true);
-  if (first.total > max) throw tooLarge(first.total, max);
+  const giveBack = await turns.take();
+  let first: UserListing;
+  try {
+    first = await batch({ skip: 0 }, true);
+    if (first.total > max) throw tooLarge(first.total, max);
+  } catch (error) {
+    giveBack();
+    throw error;
+  }
 
+  // The turn is given back when the listing ends, fails, or its client leaves (the writer then returns early).
   async function* chunks(): AsyncGenerator<string> {
-    yield '{"users":[';
-    let listed = 0;
-    for (let listing: UserListing = first; ; ) {
-      if (listing.users.length > 0) yield `${listed > 0 ? ',' : ''}${listing.users.map((user) => JSON.stringify(user)).join(',')}`;
-      listed += listing.users.length;
-      if (listed > max) throw new Error(`more than GET_USERS_MAX (${max}) users while listing them: users were added meanwhile`);
-      if (!listing.more) break;
-      const last = listing.users.at(-1)!;
-      listing = await batch({ after: { value: String(last[sortBy]), userId: last.user_id } }, false);
+    try {
+      yield '{"users":[';
+      let listed = 0;
+      for (let listing = first; ; ) {
+        if (listing.users.length > 0) yield `${listed > 0 ? ',' : ''}${listing.users.map((user) => JSON.stringify(user)).join(',')}`;
+        listed += listing.users.length;
+        if (listed > max) throw new Error(`more than GET_USERS_MAX (${max}) users while listing them: users were added meanwhile`);
+        if (!listing.more) break;
+        await nextTurn(); // Let waiting requests in before the next batch.
+        const last = listing.users.at(-1)!;
+        listing = await batch({ after: { value: String(last[sortBy]), userId: last.user_id } }, false);
+      }
+      yield `],"total":${listed},"next_cursor":null}`;
+    } finally {
+      giveBack();
     }
-    yield `],"total":${listed},"next_cursor":null}`;
   }
   return new StreamedJson(chunks());
 }

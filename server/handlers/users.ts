@@ -7,7 +7,7 @@ import { NameTakenError, type UserChanges } from '../store/store.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
-import { DEFAULT_GET_USERS_MAX, everyUser } from './every-user.js';
+import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 
 /** The stored form of a new username, or 400 invalid_username saying which rule of the profile it breaks. */
 function acceptedUsername(username: string): string {
@@ -39,11 +39,12 @@ async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> 
 }
 
 export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
+  const turns = listingTurns();
   return {
     async getUsers(body) {
       // No page asked for: every user, as Kasm's get_users answers (every-user.ts).
       if (body.page === undefined && body.page_size === undefined && body.cursor === undefined) {
-        return everyUser(store, { sortBy: body.sort_by ?? 'username', sortDirection: body.sort_direction ?? 'asc', max: getUsersMax });
+        return everyUser(store, turns, { sortBy: body.sort_by ?? 'username', sortDirection: body.sort_direction ?? 'asc', max: getUsersMax });
       }
       const pageSize = body.page_size ?? 100;
       if (body.cursor === undefined) {
