@@ -68,7 +68,7 @@ export function createApp({
   app.use(requestLogging(logger));
   app.use(apiHeaders);
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
-  app.use(refuseUnreadableBody(BODY_LIMIT_BYTES), jsonBody(BODY_LIMIT_BYTES));
+  app.use(refuseUnreadableBody(BODY_LIMIT_BYTES), ...jsonBody(BODY_LIMIT_BYTES));
   // 2. The contract: every request, and every response when asked.
   if (validateRequests || validateResponses) {
     app.use(

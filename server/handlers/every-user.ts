@@ -21,7 +21,7 @@ import type { SortableField, Store, UserListing, UserQuery } from '../store/stor
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
 /** Users read per query: enough that the round trips hardly count, few enough that a batch holds the thread only milliseconds. */
-export const LISTING_BATCH = 250;
+export const LISTING_BATCH = 150;
 /** Listings that read at once; more wait their turn, so that they cannot crowd out other requests. */
 export const LISTINGS_AT_ONCE = 2;
 

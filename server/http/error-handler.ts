@@ -7,7 +7,6 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../contract.js';
 import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
-import { IllFormedTextError, notText } from './request-body.js';
 import { requestLogger } from './request-logging.js';
 import { sendJson } from './send-json.js';
 
@@ -83,7 +82,6 @@ export function toApiError(error: unknown, req: Request): ApiError {
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
-        if (error instanceof IllFormedTextError) return notText();
         return new ApiError(400, 'invalid_request', 'Invalid request: the body is not valid JSON');
       case 'entity.too.large':
         return new ApiError(413, 'payload_too_large', 'Request body is too large');

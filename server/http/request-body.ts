@@ -12,6 +12,7 @@
  * so the rest of that body is never read.
  */
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../errors.js';
 
@@ -36,28 +37,39 @@ export function refuseUnreadableBody(limitBytes: number): RequestHandler {
   };
 }
 
+const notText = () => unreadable('the body holds a string with an unpaired surrogate (\\uD800–\\uDFFF), which is not text');
+
 /**
- * Thrown from JSON.parse's reviver. body-parser strips the properties of a
- * parse error, so the error handler recognises it by its class and answers
- * with `notText()`.
+ * A body whose raw text escapes a surrogate (`\\uD800`–`\\uDFFF`): only such a body
+ * can parse into a string that is not well-formed Unicode, since its bytes
+ * are valid UTF-8 already. Marked while reading, so that only it is walked
+ * after parsing (a reviver on every body cost update_user a tenth of its speed).
  */
-export class IllFormedTextError extends Error {}
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const ESCAPES_SURROGATE = Symbol('the body escapes a surrogate');
+type MarkedRequest = IncomingMessage & { [ESCAPES_SURROGATE]?: true };
 
-export const notText = () => unreadable('the body holds a string with an unpaired surrogate (\\uD800–\\uDFFF), which is not text');
-
-/** JSON.parse's reviver: every key and string must be well-formed Unicode. */
-function wellFormed(key: string, value: unknown): unknown {
-  if (!key.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) throw new IllFormedTextError();
-  return value;
+/** Whether every key and string in a parsed JSON value is well-formed Unicode. */
+function isWellFormedText(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(isWellFormedText);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([key, member]) => key.isWellFormed() && isWellFormedText(member));
+  }
+  return true;
 }
 
-export function jsonBody(limitBytes: number): RequestHandler {
-  return express.json({
-    limit: limitBytes,
-    inflate: false,
-    verify(_req, _res, body) {
-      if (!isUtf8(body)) throw unreadable('the body is not valid UTF-8');
-    },
-    reviver: wellFormed,
-  });
+/** The JSON body parser, then the check of a marked body's text. */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  return [
+    express.json({
+      limit: limitBytes,
+      inflate: false,
+      verify(req, _res, body) {
+        if (!isUtf8(body)) throw unreadable('the body is not valid UTF-8');
+        if (body.includes('\\u') && SURROGATE_ESCAPE.test(body.toString('latin1'))) (req as MarkedRequest)[ESCAPES_SURROGATE] = true;
+      },
+    }),
+    (req, _res, next) => next((req as MarkedRequest)[ESCAPES_SURROGATE] && !isWellFormedText(req.body) ? notText() : undefined),
+  ];
 }
