@@ -50,6 +50,14 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
       failures.push(`HEAD ${get.path} answered ${head.status} (${head.headers.get('content-type')}, ${head.headers.get('content-length')} bytes, body ${head.text.length}) where GET answered ${got.status} (${got.headers.get('content-type')}, ${got.headers.get('content-length')})`);
     }
   }
+  // One spelling per path: another case, or a trailing slash, is not a route (a proxy's path rule cannot be stepped around).
+  for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
+    for (const spelling of [operation.path.toUpperCase(), `${operation.path}/`]) {
+      const answer = await send(target.baseUrl, { method: operation.httpMethod as 'GET' | 'POST', path: spelling, headers: { 'Content-Type': 'application/json' }, body: operation.method === 'post' ? '{}' : undefined });
+      probes++;
+      if (answer.status !== 404 || !isErrorShape(answer.body)) failures.push(`${operation.httpMethod} ${spelling}, another spelling of ${operation.path}, answered ${answer.status}, not a 404`);
+    }
+  }
   for (const path of UNDESCRIBED) {
     for (const method of ['GET', 'HEAD', 'POST'] as const) {
       const answer = await send(target.baseUrl, { method, path, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
