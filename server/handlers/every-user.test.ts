@@ -9,6 +9,24 @@ import { startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
 
+/** `count` users straight into the store, faster than through the API. */
+async function addUsers(service: TestService, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await service.store.createUser({
+      user_id: i.toString(16).padStart(32, '0'),
+      username: `bulk${i}@example.com`,
+      first_name: '',
+      last_name: '',
+      phone: '',
+      organization: '',
+      locked: false,
+      disabled: false,
+      password_hash: null,
+      created: new Date().toISOString(),
+    });
+  }
+}
+
 const ORDERS = [
   { sort_by: 'username', sort_direction: 'asc' },
   { sort_by: 'username', sort_direction: 'desc' },
@@ -99,20 +117,7 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
         }),
     });
     try {
-      for (let i = 0; i <= LISTING_BATCH; i++) {
-        await service.store.createUser({
-          user_id: i.toString(16).padStart(32, '0'),
-          username: `bulk${i}@example.com`,
-          first_name: '',
-          last_name: '',
-          phone: '',
-          organization: '',
-          locked: false,
-          disabled: false,
-          password_hash: null,
-          created: new Date().toISOString(),
-        });
-      }
+      await addUsers(service, LISTING_BATCH + 1);
       const response = await fetch(`${service.baseUrl}/api/public/get_users`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -131,20 +136,7 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
   it('gives a listing\'s turn back when its client leaves midway, so later listings are not starved', { timeout: 30_000 }, async () => {
     const service = await startTestService();
     try {
-      for (let i = 0; i < LISTING_BATCH * 3; i++) {
-        await service.store.createUser({
-          user_id: i.toString(16).padStart(32, '0'),
-          username: `left${i}@example.com`,
-          first_name: '',
-          last_name: '',
-          phone: '',
-          organization: '',
-          locked: false,
-          disabled: false,
-          password_hash: null,
-          created: new Date().toISOString(),
-        });
-      }
+      await addUsers(service, LISTING_BATCH * 3);
       const request = (signal?: AbortSignal) =>
         fetch(`${service.baseUrl}/api/public/get_users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(service.admin), signal });
       // More clients that leave after the first bytes than there are turns.
