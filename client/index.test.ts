@@ -11,7 +11,7 @@ describe('the TypeScript SDK against the real service', () => {
   before(async () => {
     service = await startTestService();
     sdk = createWorkspaceClient({ baseUrl: service.baseUrl, ...service.admin });
-    engineering = await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
   });
   after(() => service.close());
 

@@ -7,7 +7,7 @@ import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from '../server/cont
 import { createHandlers } from '../server/handlers/index.js';
 import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
-import type { Store } from '../server/store/store.js';
+import type { Store } from '../server/store/repositories.js';
 import { appRoutes } from './gate/routes.js';
 
 const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));

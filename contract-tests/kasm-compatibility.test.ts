@@ -21,7 +21,7 @@ describe(`a Kasm integration in Python against the service (${TEST_STORE})`, { t
   after(() => service.close());
 
   it('validates its key, creates 250 users, finds each through one get_users, updates, changes groups and deletes, both ways', async () => {
-    await service.store.createGroup({ group_id: 'd'.repeat(32), name: 'Developers' });
+    await service.store.groups.create({ group_id: 'd'.repeat(32), name: 'Developers' });
     const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/compatibility.py')], {
       env: {
         ...process.env,

@@ -19,7 +19,7 @@ describe('the generated Python SDK', () => {
   after(() => service.close());
 
   it('drives every operation of the contract against the real service', async () => {
-    const group = await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    const group = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
     const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/python/drive_every_operation.py')], {
       env: {
         ...process.env,

@@ -20,7 +20,7 @@ import { sendJson } from './http/send-json.js';
 import { sendStreamed, StreamedJson } from './http/streamed-json.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/repositories.js';
 
 /** Requests are small JSON objects; 32 KiB is far above any valid one. */
 export const BODY_LIMIT_BYTES = 32 * 1024;

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl);
-  const refused = await store.listUsernameReports();
+  const refused = await store.users.listUsernameReports();
   if (refused.length > 0) {
     logger.warn(
       { users: refused.length },

@@ -20,7 +20,7 @@ describe('the workspace-users CLI, end to end', () => {
 
   before(async () => {
     service = await startTestService();
-    await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
     directory = await mkdtemp(join(tmpdir(), 'workspace-cli-'));
   });
   after(async () => {
@@ -32,7 +32,7 @@ describe('the workspace-users CLI, end to end', () => {
     const created = await cli(['create', '--username', 'Grace@Example.com', '--first-name', 'Grace', '--password-stdin', '--json'], 'Correct-Horse-42\n');
     assert.equal(created.code, 0, created.stderr);
     const { user_id } = JSON.parse(created.stdout);
-    assert.ok(await verifyPassword((await service.store.findPasswordHash(user_id))!, 'Correct-Horse-42'), 'the password came from stdin, newline dropped');
+    assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user_id))!, 'Correct-Horse-42'), 'the password came from stdin, newline dropped');
 
     const updated = await cli(['update', user_id, '--last-name', 'Hopper', '--lock', '--json']);
     assert.equal(updated.code, 0, updated.stderr);
@@ -66,7 +66,7 @@ describe('the workspace-users CLI, end to end', () => {
 
     const deleted = await cli(['delete', user_id, '--yes']);
     assert.equal(deleted.code, 0, deleted.stderr);
-    assert.equal(await service.store.findUserById(user_id), undefined);
+    assert.equal(await service.store.users.findById(user_id), undefined);
   });
 
   it('lists a page, the page after it by cursor, and every user with --all', async () => {
@@ -131,7 +131,7 @@ describe('the workspace-users CLI, end to end', () => {
     const unasked = await cli(['delete', user.user_id]);
     assert.equal(unasked.code, 1);
     assert.match(unasked.stderr, /not deleting without --yes/);
-    assert.ok(await service.store.findUserById(user.user_id), 'the user is still there');
+    assert.ok(await service.store.users.findById(user.user_id), 'the user is still there');
   });
 
   it('imports a CSV, reporting a bad row without stopping at it', async () => {
@@ -153,7 +153,7 @@ describe('the workspace-users CLI, end to end', () => {
       ],
     );
     assert.match(summary.failed[1].error, /weak_password/);
-    assert.equal((await service.store.findUserByUsername('cid@x.io'))?.locked, true, 'rows after a bad one are created');
+    assert.equal((await service.store.users.findByUsername('cid@x.io'))?.locked, true, 'rows after a bad one are created');
 
     const unknownColumn = join(directory, 'odd.csv');
     await writeFile(unknownColumn, 'username,role\nx@x.io,admin\n');
@@ -166,7 +166,7 @@ describe('the workspace-users CLI, end to end', () => {
     // Profile fields take any text; a username cannot hold these, but names and groups can.
     const hostile = { first_name: '\x1b[2J\x1b]0;owned\x07Eve', last_name: 'Smith\u202Egnp.exe', organization: '\u009b31mRed\nForged line' };
     const user = await service.createUser(hostile);
-    await service.store.createGroup({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' });
+    await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' });
     await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
     for (const args of [['list'], ['list', '--json'], ['get', user.user_id], ['get', user.user_id, '--json'], ['group', 'add', user.user_id, 'no such group']]) {
       const run = await cli(args);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OperationId } from '../../server/contract.js';
-import type { Group, User } from '../../server/store/store.js';
+import type { Group, User } from '../../server/store/records.js';
 import { postJson } from './http.js';
 import type { Credentials, Fault, GateTarget } from './target.js';
 

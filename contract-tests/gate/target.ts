@@ -21,7 +21,9 @@ import type { Handlers, JsonOperationId } from '../../server/handlers/types.js';
 import { createHttpServer } from '../../server/http/lifecycle.js';
 import { createLogger } from '../../server/logger.js';
 import { openStore } from '../../server/store/open-store.js';
-import type { Group, Store } from '../../server/store/store.js';
+import type { Group } from '../../server/store/records.js';
+import { inspectStore } from '../../server/store/inspection.js';
+import type { Store } from '../../server/store/repositories.js';
 import { createTestDatabase } from '../../server/testing/database.js';
 import { runScript } from '../../server/testing/run.js';
 import { postJson } from './http.js';
@@ -86,19 +88,14 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     return hit;
   };
 
-  // The store, but for a ping that fails when armed (bound, for the store's private fields).
-  const faultyStore = new Proxy(store, {
-    get(inner, property) {
-      if (property === 'ping') {
-        return async () => {
-          if (take('getHealth', 'unavailable')) throw new Error('injected fault: the database does not answer');
-          return inner.ping();
-        };
-      }
-      const value = Reflect.get(inner, property, inner);
-      return typeof value === 'function' ? value.bind(inner) : value;
+  // The store, but for a ping that fails when armed.
+  const faultyStore: Store = {
+    ...store,
+    async ping() {
+      if (take('getHealth', 'unavailable')) throw new Error('injected fault: the database does not answer');
+      return store.ping();
     },
-  }) as Store;
+  };
   const real = createHandlers({ store: faultyStore });
   const chosen = options.breakHandlers ? options.breakHandlers(real) : real;
   const handlers = Object.fromEntries(
@@ -130,15 +127,15 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
   const provisioner: Provisioner = {
     async createKey(permissions) {
       const issued = issueApiKey('contract gate', permissions, null);
-      await store.insertApiKey(issued.record);
+      await store.apiKeys.insert(issued.record);
       return { api_key: issued.record.api_key, api_key_secret: issued.secret };
     },
     async revokeKey(apiKey) {
-      await store.revokeApiKey(apiKey, new Date().toISOString());
+      await store.apiKeys.revoke(apiKey, new Date().toISOString());
     },
-    createGroup: (name) => store.createGroup({ group_id: randomBytes(16).toString('hex'), name }),
+    createGroup: (name) => store.groups.create({ group_id: randomBytes(16).toString('hex'), name }),
     async deleteGroup(groupId) {
-      await store.deleteGroup(groupId);
+      await store.groups.delete(groupId);
     },
   };
 
@@ -152,15 +149,8 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     routes: () => appRoutes(app),
     async snapshot() {
       // Every row of every table, hashes and all: a rejected request must change none.
-      const { db } = store;
-      return digest(
-        await Promise.all([
-          db.selectFrom('users').selectAll().orderBy('user_id').execute(),
-          db.selectFrom('groups').selectAll().orderBy('group_id').execute(),
-          db.selectFrom('user_groups').selectAll().orderBy('user_id').orderBy('group_id').execute(),
-          db.selectFrom('api_keys').selectAll().orderBy('api_key').execute(),
-        ]),
-      );
+      const inspection = inspectStore(store);
+      return digest(await Promise.all((['users', 'groups', 'user_groups', 'api_keys'] as const).map((table) => inspection.rows(table))));
     },
     logs: () => logText,
     async close() {

@@ -17,8 +17,8 @@ export interface SeededDatabase {
 export async function seedUsers(path: string, count: number): Promise<SeededDatabase> {
   const store = await openStore(`sqlite:${path}`);
   const key = issueApiKey('benchmark', PERMISSIONS, null);
-  await store.insertApiKey(key.record);
-  const allUsers = (await store.listGroups())[0]!.group_id;
+  await store.apiKeys.insert(key.record);
+  const allUsers = (await store.groups.list())[0]!.group_id;
   await store.close();
 
   const database = new BetterSqlite3(path);

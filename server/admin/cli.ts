@@ -10,11 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
-import { issueApiKey, type ApiKeyRecord } from '../auth/api-keys.js';
+import { issueApiKey } from '../auth/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
 import { PERMISSIONS, type Permission } from '../contract.js';
 import { openStore } from '../store/open-store.js';
-import { NameTakenError, type Store } from '../store/store.js';
+import { NameTakenError, type ApiKeyRecord } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
 
 class AdminError extends Error {}
 
@@ -73,7 +74,7 @@ program
   .option('--expires <date>', 'when the key stops working (ISO date, e.g. 2027-01-31)', parseExpiry)
   .action(async (options: { name: string; permissions: Permission[]; expires?: Date }) => {
     const issued = issueApiKey(options.name, options.permissions, options.expires ?? null);
-    await withStore((store) => store.insertApiKey(issued.record));
+    await withStore((store) => store.apiKeys.insert(issued.record));
     printJson({
       api_key: issued.record.api_key,
       api_key_secret: issued.secret,
@@ -88,7 +89,7 @@ program
   .description('list API keys (never their secrets)')
   .option('--json', 'print JSON instead of a table')
   .action(async (options: { json?: boolean }) => {
-    const keys = await withStore((store) => store.listApiKeys());
+    const keys = await withStore((store) => store.apiKeys.list());
     const described = keys.map(({ secret_digest: _digest, ...key }) => ({ ...key, status: keyStatus({ ...key, secret_digest: '' }) }));
     if (options.json) return printJson(described);
     printTable(
@@ -103,7 +104,7 @@ program
   .argument('<api_key>', 'the public id of the key')
   .action(async (apiKey: string) => {
     const revoked = new Date().toISOString();
-    const done = await withStore((store) => store.revokeApiKey(apiKey, revoked));
+    const done = await withStore((store) => store.apiKeys.revoke(apiKey, revoked));
     if (!done) throw new AdminError(`no active key ${apiKey}: it does not exist or is already revoked`);
     printJson({ api_key: apiKey, revoked });
   });
@@ -117,7 +118,7 @@ program
     if (name === '') throw new AdminError('the group name must not be empty');
     const group = await withStore(async (store) => {
       try {
-        return await store.createGroup({ group_id: randomBytes(16).toString('hex'), name });
+        return await store.groups.create({ group_id: randomBytes(16).toString('hex'), name });
       } catch (error) {
         if (error instanceof NameTakenError) throw new AdminError(`a group named "${name}" already exists`);
         throw error;
@@ -131,7 +132,7 @@ program
   .description('delete a group and its memberships (never the system group "All Users")')
   .argument('<group_id>', 'the id of the group')
   .action(async (groupId: string) => {
-    const outcome = await withStore((store) => store.deleteGroup(groupId));
+    const outcome = await withStore((store) => store.groups.delete(groupId));
     if (outcome === 'no_group') throw new AdminError(`no group ${groupId}`);
     if (outcome === 'system_group') throw new AdminError(`${groupId} is a system group and cannot be deleted`);
     printJson({ group_id: groupId, deleted: true });
@@ -142,7 +143,7 @@ program
   .description('list groups')
   .option('--json', 'print JSON instead of a table')
   .action(async (options: { json?: boolean }) => {
-    const groups = await withStore((store) => store.listGroups());
+    const groups = await withStore((store) => store.groups.list());
     if (options.json) return printJson(groups);
     printTable(
       ['group_id', 'name', 'system'],
@@ -155,7 +156,7 @@ program
   .description('list stored usernames that the username profile refuses (kept as they were when the profile came in)')
   .option('--json', 'print JSON instead of a table')
   .action(async (options: { json?: boolean }) => {
-    const reports = await withStore((store) => store.listUsernameReports());
+    const reports = await withStore((store) => store.users.listUsernameReports());
     if (options.json) return printJson(reports);
     if (reports.length === 0) return void process.stdout.write('every stored username meets the username profile\n');
     printTable(

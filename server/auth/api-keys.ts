@@ -1,21 +1,11 @@
 /**
- * API keys (DESIGN.md, API keys): a public id and a random secret shown once.
+ * API keys: a public id and a random secret shown once.
  * Only the secret's SHA-256 digest is stored. A secret carries 256 random bits,
  * so a fast digest is enough: there is nothing to brute-force, unlike a password.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Permission } from '../contract.js';
-
-/** A key as stored: never the secret itself. */
-export interface ApiKeyRecord {
-  api_key: string;
-  name: string;
-  secret_digest: string;
-  permissions: Permission[];
-  created: string;
-  expires: string | null;
-  revoked: string | null;
-}
+import type { ApiKeyRecord } from '../store/records.js';
 
 /** A new key, with the secret the caller must be shown exactly once. */
 export interface IssuedApiKey {

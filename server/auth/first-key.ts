@@ -1,5 +1,5 @@
 import { PERMISSIONS } from '../contract.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/repositories.js';
 import { issueApiKey, type IssuedApiKey } from './api-keys.js';
 
 /**
@@ -9,5 +9,5 @@ import { issueApiKey, type IssuedApiKey } from './api-keys.js';
  */
 export async function createFirstApiKey(store: Store): Promise<IssuedApiKey | undefined> {
   const issued = issueApiKey('first key', PERMISSIONS, null);
-  return (await store.insertFirstApiKey(issued.record)) ? issued : undefined;
+  return (await store.apiKeys.insertFirst(issued.record)) ? issued : undefined;
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/repositories.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
@@ -12,7 +12,7 @@ import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
 /** `count` users straight into the store, faster than through the API. */
 async function addUsers(service: TestService, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await service.store.createUser({
+    await service.store.users.create({
       user_id: i.toString(16).padStart(32, '0'),
       username: `bulk${i}@example.com`,
       first_name: '',
@@ -110,9 +110,11 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
     const service = await startTestService({
       wrapStore: (store: Store) =>
         withOverrides(store, {
-          async listUsers(query) {
-            if (++reads === 2) throw new Error('disk I/O error while listing');
-            return store.listUsers(query);
+          users: {
+            async list(query) {
+              if (++reads === 2) throw new Error('disk I/O error while listing');
+              return store.users.list(query);
+            },
           },
         }),
     });

@@ -17,7 +17,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { ApiError } from '../errors.js';
 import { StreamedJson } from '../http/streamed-json.js';
-import type { SortableField, Store, UserListing, UserQuery } from '../store/store.js';
+import type { SortableField, UserListing, UserQuery } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
 /** Users read per query: enough that the round trips hardly count, few enough that a batch holds the thread only milliseconds. */
@@ -50,7 +51,7 @@ const tooLarge = (total: number, max: number) =>
   );
 
 export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sortDirection, max }: EveryUserQuery): Promise<StreamedJson> {
-  const batch = (start: UserQuery['start'], countTotal: boolean) => store.listUsers({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
+  const batch = (start: UserQuery['start'], countTotal: boolean) => store.users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
   const giveBack = await turns.take();
   let first: UserListing;
   try {

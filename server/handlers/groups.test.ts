@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { inspectStore } from '../store/inspection.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 describe('groups and membership', () => {
@@ -8,14 +9,14 @@ describe('groups and membership', () => {
   let allUsers: { group_id: string };
   before(async () => {
     service = await startTestService();
-    engineering = await service.store.createGroup({ group_id: 'e'.repeat(32), name: 'Engineering' });
-    allUsers = (await service.store.listGroups()).find((group) => group.name === 'All Users')!;
+    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    allUsers = (await service.store.groups.list()).find((group) => group.name === 'All Users')!;
   });
   after(() => service.close());
 
   const membership = (operation: string, user_id: string, group_id: string) =>
     service.callAsAdmin(operation, { target_user: { user_id }, target_group: { group_id } });
-  const groupNames = async (user_id: string) => (await service.store.findUserById(user_id))!.groups.map((group) => group.name);
+  const groupNames = async (user_id: string) => (await service.store.users.findById(user_id))!.groups.map((group) => group.name);
 
   it('lists every group by name, marking the system group', async () => {
     const answer = await service.callAsAdmin('get_groups');
@@ -73,7 +74,10 @@ describe('groups and membership', () => {
     const user = await service.createUser();
     await membership('add_user_group', user.user_id, engineering.group_id);
     await service.callAsAdmin('delete_user', { target_user: { user_id: user.user_id } });
-    const rows = await service.store.db.selectFrom('user_groups').selectAll().where('user_id', '=', user.user_id).execute();
-    assert.deepEqual(rows, []);
+    const rows = await inspectStore(service.store).rows('user_groups');
+    assert.deepEqual(
+      rows.filter((row) => row.user_id === user.user_id),
+      [],
+    );
   });
 });

@@ -1,6 +1,6 @@
 /** Groups and membership: getGroups, addUserGroup, removeUserGroup. */
 import { ApiError, groupNotFound, userNotFound } from '../errors.js';
-import type { MembershipChange } from '../store/store.js';
+import type { MembershipChange } from '../store/records.js';
 import type { Handlers, Services } from './types.js';
 
 function answer(change: MembershipChange): Record<string, never> {
@@ -23,13 +23,13 @@ function answer(change: MembershipChange): Record<string, never> {
 export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' | 'addUserGroup' | 'removeUserGroup'> {
   return {
     async getGroups() {
-      return { groups: await store.listGroups() };
+      return { groups: await store.groups.list() };
     },
     async addUserGroup({ target_user, target_group }) {
-      return answer(await store.addUserToGroup(target_user.user_id, target_group.group_id));
+      return answer(await store.groups.addMember(target_user.user_id, target_group.group_id));
     },
     async removeUserGroup({ target_user, target_group }) {
-      return answer(await store.removeUserFromGroup(target_user.user_id, target_group.group_id));
+      return answer(await store.groups.removeMember(target_user.user_id, target_group.group_id));
     },
   };
 }

@@ -5,11 +5,11 @@
  */
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
-import type { ApiKeyRecord } from '../auth/api-keys.js';
 import type { OperationId } from '../contract.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { ApiKeyRecord } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 

@@ -50,12 +50,12 @@ describe('update_user', () => {
         assert.equal(answer.status, 401);
         assert.deepEqual(answer.body, { error_message: 'Invalid API key or secret', code: 'invalid_credentials' });
       }
-      assert.equal((await service.store.findUserById(user.user_id))?.first_name, 'Alice');
+      assert.equal((await service.store.users.findById(user.user_id))?.first_name, 'Alice');
     });
 
     it('rule 4: a password that breaks the policy fails with 400 weak_password naming every broken rule, and nothing changes', async () => {
       const user = await service.createUser({ first_name: 'Alice', password: 'Correct-Horse-42' });
-      const hashBefore = await service.store.findPasswordHash(user.user_id);
+      const hashBefore = await service.store.users.findPasswordHash(user.user_id);
       const answer = await update({ user_id: user.user_id, first_name: 'Ada', password: 'password' });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'weak_password');
@@ -66,9 +66,9 @@ describe('update_user', () => {
       assert.deepEqual(answer.body.errors, [
         { path: '/body/target_user/password', message: answer.body.error_message.replace(/^Password /, '') },
       ]);
-      const stored = await service.store.findUserById(user.user_id);
+      const stored = await service.store.users.findById(user.user_id);
       assert.equal(stored?.first_name, 'Alice');
-      assert.equal(await service.store.findPasswordHash(user.user_id), hashBefore);
+      assert.equal(await service.store.users.findPasswordHash(user.user_id), hashBefore);
     });
   });
 
@@ -97,7 +97,7 @@ describe('update_user', () => {
         const password = `Ab1!${'x'.repeat(length - 4)}`;
         const answer = await update({ user_id: user.user_id, password });
         assert.equal(answer.status, 200, answer.text);
-        assert.ok(await verifyPassword((await service.store.findPasswordHash(user.user_id))!, password));
+        assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user.user_id))!, password));
       });
     }
 
@@ -115,7 +115,7 @@ describe('update_user', () => {
   it('stores the new password as an argon2id hash that verifies, and the old one no longer does', async () => {
     const user = await service.createUser({ password: 'Old-Password-1' });
     assert.equal((await update({ user_id: user.user_id, password: 'New-Password-2' })).status, 200);
-    const hash = await service.store.findPasswordHash(user.user_id);
+    const hash = await service.store.users.findPasswordHash(user.user_id);
     assert.match(hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.equal(await verifyPassword(hash!, 'New-Password-2'), true);
     assert.equal(await verifyPassword(hash!, 'Old-Password-1'), false);
@@ -130,11 +130,11 @@ describe('update_user', () => {
       locked: true,
       password: 'Correct-Horse-42',
     });
-    const hashBefore = await service.store.findPasswordHash(user.user_id);
+    const hashBefore = await service.store.users.findPasswordHash(user.user_id);
     const answer = await update({ user_id: user.user_id, last_name: 'Hargreaves', disabled: true });
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body.user, { ...user, last_name: 'Hargreaves', disabled: true });
-    assert.equal(await service.store.findPasswordHash(user.user_id), hashBefore);
+    assert.equal(await service.store.users.findPasswordHash(user.user_id), hashBefore);
   });
 
   it('with only user_id, changes nothing and returns the user', async () => {
@@ -162,10 +162,10 @@ describe('update_user', () => {
     const clash = await update({ user_id: user.user_id, username: ' TAKEN@example.com', first_name: 'Changed' });
     assert.equal(clash.status, 409);
     assert.deepEqual(clash.body, { error_message: 'Username is already taken', code: 'username_taken' });
-    const stored = await service.store.findUserById(user.user_id);
+    const stored = await service.store.users.findById(user.user_id);
     assert.equal(stored?.username, 'new.name@example.com');
     assert.equal(stored?.first_name, '', 'a refused update changes no field');
-    assert.equal((await service.store.findUserById(taken.user_id))?.username, 'taken@example.com');
+    assert.equal((await service.store.users.findById(taken.user_id))?.username, 'taken@example.com');
   });
 
   describe('refuses mass assignment, leaving the row unchanged', () => {
@@ -183,7 +183,7 @@ describe('update_user', () => {
         assert.equal(answer.status, 400);
         assert.equal(answer.body.code, 'invalid_request');
         assert.equal(answer.body.errors[0].message, 'must NOT have additional properties');
-        assert.deepEqual(await service.store.findUserById(user.user_id), user);
+        assert.deepEqual(await service.store.users.findById(user.user_id), user);
       });
     }
 
@@ -195,7 +195,7 @@ describe('update_user', () => {
       });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'invalid_request');
-      assert.deepEqual(await service.store.findUserById(user.user_id), user);
+      assert.deepEqual(await service.store.users.findById(user.user_id), user);
     });
 
     it('refuses a malformed user_id with 400, not 404', async () => {
@@ -216,7 +216,7 @@ describe('update_user', () => {
     );
     // An update that rewrote the whole row would put back another field's old (empty) value.
     // Every field must instead hold a value one of its own updates wrote.
-    const stored = (await service.store.findUserById(user.user_id))!;
+    const stored = (await service.store.users.findById(user.user_id))!;
     for (const field of fields) {
       const written = updates.filter((u) => u.field === field).map((u) => u.value);
       assert.ok(written.includes(stored[field]), `${field} is "${stored[field]}"`);
@@ -231,7 +231,7 @@ describe('update_user', () => {
       await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } }),
       await service.callAsAdmin('get_users', {}),
     ];
-    const hash = (await service.store.findPasswordHash(user.user_id))!;
+    const hash = (await service.store.users.findPasswordHash(user.user_id))!;
     for (const answer of answers) {
       assert.equal(answer.status, 200);
       assert.ok(!answer.text.includes(password), 'the password is in a response');

@@ -7,7 +7,7 @@
  * users the key may list anyway, so it is encoded, not signed.
  */
 import { ApiError } from '../errors.js';
-import type { SortableField, SortPosition, User } from '../store/store.js';
+import type { SortableField, SortPosition, User } from '../store/records.js';
 
 export interface UserCursor {
   sortBy: SortableField;

@@ -32,14 +32,14 @@ describe('the user lifecycle', () => {
     it('hashes the password it is given', async () => {
       const user = await service.createUser({ password: 'Correct-Horse-42' });
       assert.notEqual(user.password_set_date, null);
-      assert.ok(await verifyPassword((await service.store.findPasswordHash(user.user_id))!, 'Correct-Horse-42'));
+      assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user.user_id))!, 'Correct-Horse-42'));
     });
 
     it('refuses a weak password and creates nothing', async () => {
       const answer = await service.callAsAdmin('create_user', { target_user: { username: 'weak@example.com', password: 'abc' } });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'weak_password');
-      assert.equal(await service.store.findUserByUsername('weak@example.com'), undefined);
+      assert.equal(await service.store.users.findByUsername('weak@example.com'), undefined);
     });
 
     it('refuses a username that differs from a taken one only in case and spaces', async () => {
@@ -249,7 +249,7 @@ describe('the user lifecycle', () => {
       const first = await service.callAsAdmin('delete_user', { target_user: { user_id: user.user_id } });
       assert.equal(first.status, 200);
       assert.deepEqual(first.body, {});
-      assert.equal(await service.store.findUserById(user.user_id), undefined);
+      assert.equal(await service.store.users.findById(user.user_id), undefined);
       const again = await service.callAsAdmin('delete_user', { target_user: { user_id: user.user_id }, force: true });
       assert.equal(again.status, 404);
       assert.equal(again.body.code, 'user_not_found');

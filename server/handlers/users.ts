@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, userNotFound, usernameTaken } from '../errors.js';
 import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
-import { NameTakenError, type UserChanges } from '../store/store.js';
+import { NameTakenError, type UserChanges } from '../store/records.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
@@ -51,7 +51,7 @@ export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Ser
         const page = body.page ?? 1;
         const sortBy = body.sort_by ?? 'username';
         const sortDirection = body.sort_direction ?? 'asc';
-        const { users, total, more } = await store.listUsers({ pageSize, sortBy, sortDirection, start: { skip: (page - 1) * pageSize } });
+        const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { skip: (page - 1) * pageSize } });
         return { users, total, page, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
       }
       // The contract refuses this already; checked again for a request that reaches here unvalidated.
@@ -63,15 +63,15 @@ export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Ser
       if (body.sort_direction !== undefined && body.sort_direction !== sortDirection) {
         throw invalidCursor('/body/sort_direction', `must be ${sortDirection}, the order of the cursor, or left out`);
       }
-      const { users, total, more } = await store.listUsers({ pageSize, sortBy, sortDirection, start: { after } });
+      const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { after } });
       return { users, total, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
     },
 
     async getUser({ target_user }) {
       const user =
         'user_id' in target_user
-          ? await store.findUserById(target_user.user_id)
-          : await store.findUserByUsername(prepareUsername(target_user.username));
+          ? await store.users.findById(target_user.user_id)
+          : await store.users.findByUsername(prepareUsername(target_user.username));
       if (!user) throw userNotFound();
       return { user };
     },
@@ -81,7 +81,7 @@ export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Ser
       const username = acceptedUsername(profile.username);
       if (password !== undefined) assertPasswordPolicy(password);
       const user = await renamingConflictsAsTaken(async () =>
-        store.createUser({
+        store.users.create({
           user_id: randomBytes(16).toString('hex'),
           username,
           first_name: profile.first_name ?? '',
@@ -105,17 +105,17 @@ export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Ser
       if (password !== undefined) {
         assertPasswordPolicy(password);
         // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.
-        if (!(await store.findUserById(user_id))) throw userNotFound();
+        if (!(await store.users.findById(user_id))) throw userNotFound();
         changes.password_hash = await hashPassword(password);
         changes.password_set_date = new Date().toISOString();
       }
-      const user = await renamingConflictsAsTaken(() => store.updateUser(user_id, changes));
+      const user = await renamingConflictsAsTaken(() => store.users.update(user_id, changes));
       if (!user) throw userNotFound();
       return { user };
     },
 
     async deleteUser({ target_user }) {
-      if (!(await store.deleteUser(target_user.user_id))) throw userNotFound();
+      if (!(await store.users.delete(target_user.user_id))) throw userNotFound();
       return {};
     },
   };

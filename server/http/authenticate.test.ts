@@ -35,7 +35,7 @@ describe('credentials and permissions', () => {
     const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
     const revoked = await service.createKey();
     assert.equal((await service.call('get_groups', revoked)).status, 200, 'the key works before it is revoked');
-    assert.ok(await service.store.revokeApiKey(revoked.api_key, new Date().toISOString()));
+    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString()));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     for (const key of [expired, revoked]) {
       const answer = await service.call('get_groups', key);
@@ -51,7 +51,7 @@ describe('credentials and permissions', () => {
       status: 403,
       body: { error_message: 'This API key lacks the users_modify permission', code: 'permission_denied' },
     });
-    assert.equal((await service.store.findUserById(user.user_id))?.first_name, 'Alice');
+    assert.equal((await service.store.users.findById(user.user_id))?.first_name, 'Alice');
   });
 
   describe('every operation requires the permission its x-permission names', () => {
@@ -156,7 +156,7 @@ describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () =>
   });
 
   it('answers every operation the same by header as by body', async () => {
-    const group = await service.store.createGroup({ group_id: 'c'.repeat(32), name: 'Compat' });
+    const group = await service.store.groups.create({ group_id: 'c'.repeat(32), name: 'Compat' });
     const header = basic(service.admin.api_key, service.admin.api_key_secret);
     const byBody = (operation: string, fields: Record<string, unknown> = {}) => post(operation, { ...service.admin, ...fields });
     const byHeader = (operation: string, fields: Record<string, unknown> = {}) => post(operation, fields, header);
@@ -186,7 +186,7 @@ describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () =>
   it('gives byte-identical 401s for an unknown key, a wrong secret, an expired and a revoked key, by header and by body', async () => {
     const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
     const revoked = await service.createKey();
-    assert.ok(await service.store.revokeApiKey(revoked.api_key, new Date().toISOString()));
+    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString()));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const wrong = [
       { api_key: 'unknown-key', api_key_secret: service.admin.api_key_secret },

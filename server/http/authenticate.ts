@@ -15,7 +15,7 @@ import { isValidKey } from '../auth/api-keys.js';
 import type { AuthThrottle } from '../auth/throttle.js';
 import { API_KEY_PATTERN, type RequiredPermission } from '../contract.js';
 import { ApiError, invalidCredentials, permissionDenied } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/repositories.js';
 
 interface Credentials {
   api_key: string;
@@ -64,7 +64,7 @@ export function authenticate(permission: RequiredPermission, store: Store, throt
     }
     const credentials = header.kind === 'basic' ? header.credentials : header.kind === 'none' ? body : undefined;
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
-    const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.findApiKey(credentials.api_key) : undefined;
+    const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {
       throttle.recordFailure(address);
       throw invalidCredentials();

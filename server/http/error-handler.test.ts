@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../app.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/repositories.js';
 import { startTestService, type Answer, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 
@@ -131,16 +131,20 @@ describe('failures inside the service', () => {
     service = await startTestService({
       wrapStore: (store: Store) =>
         withOverrides(store, {
-          listGroups: async () => {
-            throw new Error('disk I/O error at /var/lib/secret-path');
+          groups: {
+            list: async () => {
+              throw new Error('disk I/O error at /var/lib/secret-path');
+            },
           },
           ping: async () => {
             throw new Error('database is locked');
           },
-          // A store bug that would leak a hash: response validation must stop it.
-          findUserById: async (userId: string) => {
-            const user = await store.findUserById(userId);
-            return user && { ...user, password_hash: leakedHash };
+          users: {
+            // A store bug that would leak a hash: response validation must stop it.
+            findById: async (userId: string) => {
+              const user = await store.users.findById(userId);
+              return user && { ...user, password_hash: leakedHash };
+            },
           },
         }),
     });

@@ -18,7 +18,7 @@ function assertError(answer: Answer, status: number, code: string): void {
 
 /** Everything a test could have changed: every user, as the service stores them. */
 async function snapshot(service: TestService): Promise<string> {
-  const users = await service.store.listUsers({ pageSize: 500, sortBy: 'username', sortDirection: 'asc', start: { skip: 0 } });
+  const users = await service.store.users.list({ pageSize: 500, sortBy: 'username', sortDirection: 'asc', start: { skip: 0 } });
   return JSON.stringify(users);
 }
 

@@ -34,7 +34,7 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
       answers.map((answer) => answer.status),
       answers.map(() => 200),
     );
-    const stored = (await second.store.findUserById(user.user_id))!;
+    const stored = (await second.store.users.findById(user.user_id))!;
     for (const [index, field] of fields.entries()) {
       const written = Array.from({ length: 5 }, (_, round) => `${field}-${index + 4 * round}`);
       assert.ok(written.includes(stored[field]), `${field} is "${stored[field]}"`);
@@ -55,7 +55,7 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
   it('refuses, on one instance, a key revoked through the other', async () => {
     const key = await first.createKey();
     assert.equal((await second.call('get_groups', key)).status, 200);
-    assert.ok(await first.store.revokeApiKey(key.api_key, new Date().toISOString()));
+    assert.ok(await first.store.apiKeys.revoke(key.api_key, new Date().toISOString()));
     assert.equal((await second.call('get_groups', key)).status, 401);
   });
 

@@ -5,21 +5,19 @@
  *   postgres://user@host/db  PostgreSQL, which several instances can share
  */
 import { resolve } from 'node:path';
-import { SqliteError } from 'better-sqlite3';
-import { KyselyStore, type Flavour } from './kysely-store.js';
+import { sql, type Kysely } from 'kysely';
+import { KyselyApiKeyRepository } from './api-key-repository.js';
+import type { DatabaseTraits } from './database-traits.js';
+import { KyselyGroupRepository } from './group-repository.js';
+import { registerInspection } from './inspection.js';
 import { migrateToLatest } from './migrations.js';
-import { openSqlite } from './sqlite.js';
+import type { Store } from './repositories.js';
+import type { Database } from './schema.js';
+import { openSqlite } from './sqlite/connection.js';
+import { sqliteTraits } from './sqlite/traits.js';
+import { KyselyUserRepository } from './user-repository.js';
 
 export class StoreOpenError extends Error {}
-
-const sqliteFlavour: Flavour = {
-  bool: (value) => (value ? 1 : 0),
-  isUniqueViolation: (error) =>
-    error instanceof SqliteError && (error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
-  // One connection, and SQLite lets one writer in at a time.
-  serialize: async () => {},
-  groupCommits: true,
-};
 
 /** A URL fit for messages and logs: any password replaced. */
 export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
@@ -28,20 +26,42 @@ function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
-async function openPostgresStore(url: string): Promise<KyselyStore> {
-  // Loaded only when asked for: pg would add a twentieth to every SQLite start.
-  const { migratePostgres, openPostgres, postgresFlavour } = await import('./postgres.js');
-  const store = new KyselyStore(openPostgres(url), postgresFlavour);
+/** The three repositories over one database handle. */
+function storeOver(db: Kysely<Database>, traits: DatabaseTraits): Store {
+  const users = new KyselyUserRepository(db, traits);
+  const store: Store = {
+    users,
+    groups: new KyselyGroupRepository(db, traits),
+    apiKeys: new KyselyApiKeyRepository(db, traits),
+    ping: async () => void (await sql`select 1`.execute(db)),
+    close: () => db.destroy(),
+  };
+  registerInspection(store, db, traits.kind, users.commitGroup);
+  return store;
+}
+
+/** Migrates the opened store; on failure closes it and names the database (the cause is what the operator acts on). */
+async function migrated(store: Store, name: string, migrate: () => Promise<void>): Promise<Store> {
   try {
-    await migratePostgres(url, store.db);
+    await migrate();
   } catch (error) {
     await store.close().catch(() => {});
-    throw new StoreOpenError(`cannot open ${redactUrl(url)}`, { cause: error });
+    throw new StoreOpenError(`cannot open ${name}`, { cause: error });
   }
   return store;
 }
 
-export async function openStore(databaseUrl: string): Promise<KyselyStore> {
+async function openPostgresStore(url: string): Promise<Store> {
+  // Loaded only when asked for: pg would add a twentieth to every SQLite start.
+  const [{ migratePostgres, openPostgres }, { postgresTraits }] = await Promise.all([
+    import('./postgres/connection.js'),
+    import('./postgres/traits.js'),
+  ]);
+  const db = openPostgres(url);
+  return migrated(storeOver(db, postgresTraits), redactUrl(url), () => migratePostgres(url, db));
+}
+
+export async function openStore(databaseUrl: string): Promise<Store> {
   if (isPostgresUrl(databaseUrl)) return openPostgresStore(databaseUrl);
   if (!databaseUrl.startsWith('sqlite:')) {
     throw new StoreOpenError(
@@ -51,13 +71,7 @@ export async function openStore(databaseUrl: string): Promise<KyselyStore> {
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StoreOpenError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
   const file = path === ':memory:' ? path : resolve(path);
-  const store = new KyselyStore(openSqlite(file), sqliteFlavour);
-  try {
-    await migrateToLatest(store.db);
-  } catch (error) {
-    await store.close().catch(() => {});
-    // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-    throw new StoreOpenError(`cannot open sqlite:${file}`, { cause: error });
-  }
-  return store;
+  const db = openSqlite(file);
+  // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
+  return migrated(storeOver(db, sqliteTraits), `sqlite:${file}`, () => migrateToLatest(db));
 }

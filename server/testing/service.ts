@@ -13,9 +13,9 @@ import type { AuthThrottleConfig } from '../config.js';
 import { PERMISSIONS, type Permission } from '../contract.js';
 import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
-import type { KyselyStore } from '../store/kysely-store.js';
 import { openStore } from '../store/open-store.js';
-import type { Store, User } from '../store/store.js';
+import type { User } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
 import { createTestDatabase } from './database.js';
 
 export interface Credentials {
@@ -43,7 +43,7 @@ export interface TestServiceOptions {
 
 export interface TestService {
   baseUrl: string;
-  store: KyselyStore;
+  store: Store;
   databaseUrl: string;
   /** A key with every permission. */
   admin: Credentials;
@@ -101,7 +101,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 
   async function createKey({ permissions = [...PERMISSIONS], expires }: { permissions?: Permission[]; expires?: Date } = {}) {
     const issued = issueApiKey('test key', permissions, expires ?? null);
-    await store.insertApiKey(issued.record);
+    await store.apiKeys.insert(issued.record);
     return { api_key: issued.record.api_key, api_key_secret: issued.secret };
   }
 

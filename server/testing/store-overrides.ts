@@ -1,13 +1,31 @@
 /** A store with some methods replaced (to fail, say); the rest still run on the real store. */
-import type { Store } from '../store/store.js';
+import type { ApiKeyRepository, GroupRepository, Store, UserRepository } from '../store/repositories.js';
 
-export function withOverrides(store: Store, overrides: Partial<Store>): Store {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property in overrides) return overrides[property as keyof Store];
-      const value = Reflect.get(target, property, receiver);
-      // Bound, for the store's private fields.
+export interface StoreOverrides {
+  users?: Partial<UserRepository>;
+  groups?: Partial<GroupRepository>;
+  apiKeys?: Partial<ApiKeyRepository>;
+  ping?: Store['ping'];
+}
+
+/** `repository` with `overrides` in place of some of its methods. */
+function overridden<R extends object>(repository: R, overrides: Partial<R> = {}): R {
+  return new Proxy(repository, {
+    get(target, property) {
+      if (property in overrides) return overrides[property as keyof R];
+      const value = Reflect.get(target, property, target);
+      // Bound, for the repository's private fields.
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+export function withOverrides(store: Store, overrides: StoreOverrides): Store {
+  return {
+    users: overridden(store.users, overrides.users),
+    groups: overridden(store.groups, overrides.groups),
+    apiKeys: overridden(store.apiKeys, overrides.apiKeys),
+    ping: overrides.ping ?? (() => store.ping()),
+    close: () => store.close(),
+  };
 }

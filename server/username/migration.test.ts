@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { inspectStore } from '../store/inspection.js';
 import { openStore } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
 import { runScript } from '../testing/run.js';
@@ -32,11 +33,11 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
       // Ids in this order, which is the migration's: the upper-case Carol claims her name before the full-width one.
       const id = `${index.toString(16)}${randomBytes(16).toString('hex').slice(1)}`;
       ids[name as keyof typeof legacy] = id;
-      await sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
-        values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`.execute(store.db);
+      await inspectStore(store).execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+        values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
-    await sql`drop table username_reports`.execute(store.db);
-    await sql`delete from kysely_migration where name = '0003_username_profile'`.execute(store.db);
+    await inspectStore(store).execute(sql`drop table username_reports`);
+    await inspectStore(store).execute(sql`delete from kysely_migration where name = '0003_username_profile'`);
     await store.close();
   });
   after(() => database.drop());
@@ -44,13 +45,13 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
   it('rewrites what the profile maps, keeps and reports the rest, and loses no user', async () => {
     const store = await openStore(database.url);
     try {
-      const stored = async (id: string) => (await store.findUserById(id))?.username;
+      const stored = async (id: string) => (await store.users.findById(id))?.username;
       assert.equal(await stored(ids.fullWidth), 'admin');
       assert.equal(await stored(ids.upperCase), 'carol@example.com');
       assert.equal(await stored(ids.fine), 'erin@example.com');
       for (const kept of ['zeroWidth', 'cyrillic', 'collides'] as const) assert.equal(await stored(ids[kept]), legacy[kept], `${kept} kept as it was`);
 
-      const reports = await store.listUsernameReports();
+      const reports = await store.users.listUsernameReports();
       assert.deepEqual(reports.map((report) => report.user_id).sort(), [ids.zeroWidth, ids.cyrillic, ids.collides].sort());
       const reason = (id: string) => reports.find((report) => report.user_id === id)!.reason;
       assert.match(reason(ids.zeroWidth), /invisible formatting characters .*\(U\+200B\)/);

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createFirstApiKey } from '../auth/first-key.js';
-import { createTestDatabase, type TestDatabase } from '../testing/database.js';
-import { MIGRATION_NAMES } from './migrations.js';
-import { openStore } from './open-store.js';
+import { createFirstApiKey } from '../../auth/first-key.js';
+import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
+import { inspectStore } from '../inspection.js';
+import { MIGRATION_NAMES } from '../migrations.js';
+import { openStore } from '../open-store.js';
 
 describe('PostgreSQL: instances starting together', () => {
   let database: TestDatabase;
@@ -22,20 +23,19 @@ describe('PostgreSQL: instances starting together', () => {
   it('migrate an empty database once, whatever the interleaving, and again changes nothing', async () => {
     const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
     try {
-      const applied = await stores[0]!.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, MIGRATION_NAMES.length);
+      assert.deepEqual(await inspectStore(stores[0]!).appliedMigrations(), MIGRATION_NAMES);
       assert.deepEqual(
-        (await stores[0]!.listGroups()).map((group) => group.name),
+        (await stores[0]!.groups.list()).map((group) => group.name),
         ['All Users'],
       );
-      const { rows } = await sql<{ data_type: string }>`
-        select data_type from information_schema.columns where table_name = 'users' and column_name = 'locked'`.execute(stores[0]!.db);
+      const rows = await inspectStore(stores[0]!).execute(sql<{ data_type: string }>`
+        select data_type from information_schema.columns where table_name = 'users' and column_name = 'locked'`);
       assert.equal(rows[0]?.data_type, 'boolean');
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
     const reopened = await openStore(database.url);
-    assert.equal((await reopened.db.selectFrom('kysely_migration' as never).selectAll().execute()).length, MIGRATION_NAMES.length);
+    assert.deepEqual(await inspectStore(reopened).appliedMigrations(), MIGRATION_NAMES);
     await reopened.close();
   });
 
@@ -52,7 +52,7 @@ describe('PostgreSQL: instances starting together', () => {
       assert.ok((rowCount ?? 0) > 0, 'idle connections were ended');
       await new Promise((resolve) => setTimeout(resolve, 100)); // let the pool see them go
       await store.ping();
-      assert.ok((await store.listGroups()).length > 0, 'the store answers on fresh connections');
+      assert.ok((await store.groups.list()).length > 0, 'the store answers on fresh connections');
     } finally {
       await store.close();
     }
@@ -63,7 +63,7 @@ describe('PostgreSQL: instances starting together', () => {
     try {
       const created = await Promise.all(stores.map((store) => createFirstApiKey(store)));
       assert.equal(created.filter(Boolean).length, 1);
-      assert.equal((await stores[0]!.listApiKeys()).length, 1);
+      assert.equal((await stores[0]!.apiKeys.list()).length, 1);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }

@@ -12,7 +12,8 @@
  * rolls the whole group back, and every write in it fails.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from './schema.js';
+import type { GroupCommit } from '../database-traits.js';
+import type { Database } from '../schema.js';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -24,7 +25,7 @@ interface Job {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export class CommitGroup {
+export class CommitGroup implements GroupCommit {
   #queued: Job[] = [];
   /** Transactions committed (or tried), and the writes they held. */
   readonly stats = { groups: 0, writes: 0 };

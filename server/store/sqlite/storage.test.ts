@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { explain } from '../errors.js';
 import { sql } from 'kysely';
-import { MIGRATION_NAMES } from './migrations.js';
-import { openStore } from './open-store.js';
-import { openSqliteConnection, withStatementCache } from './sqlite.js';
+import { explain } from '../../errors.js';
+import { inspectStore } from '../inspection.js';
+import { MIGRATION_NAMES } from '../migrations.js';
+import { openStore } from '../open-store.js';
+import { openSqliteConnection, withStatementCache } from './connection.js';
 
 describe('SQLite storage', () => {
   let directory: string;
@@ -19,7 +20,7 @@ describe('SQLite storage', () => {
   it('applies migrations to an existing database file idempotently, keeping its data', async () => {
     const url = `sqlite:${join(directory, 'existing.db')}`;
     const first = await openStore(url);
-    const user = await first.createUser({
+    const user = await first.users.create({
       user_id: 'a'.repeat(32),
       username: 'kept@example.com',
       first_name: 'Kept',
@@ -35,15 +36,14 @@ describe('SQLite storage', () => {
 
     for (let reopen = 0; reopen < 2; reopen++) {
       const again = await openStore(url);
-      assert.deepEqual(await again.findUserById(user.user_id), user);
-      const groups = await again.listGroups();
+      assert.deepEqual(await again.users.findById(user.user_id), user);
+      const groups = await again.groups.list();
       assert.deepEqual(
         groups.map((group) => group.name),
         ['All Users'],
         'the system group is created once',
       );
-      const applied = await again.db.selectFrom('kysely_migration' as never).selectAll().execute();
-      assert.equal(applied.length, MIGRATION_NAMES.length, 'each migration recorded once');
+      assert.deepEqual(await inspectStore(again).appliedMigrations(), MIGRATION_NAMES, 'each migration recorded once');
       await again.close();
     }
   });
@@ -81,7 +81,7 @@ describe('SQLite storage', () => {
 
   it('sets synchronous=FULL on the connection the store uses', async () => {
     const store = await openStore(`sqlite:${join(directory, 'store.db')}`);
-    const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.db);
+    const rows = await inspectStore(store).execute(sql<{ synchronous: number }>`PRAGMA synchronous`);
     assert.equal(rows[0]?.synchronous, 2);
     await store.close();
   });

@@ -3,11 +3,10 @@
  * Kysely; migrations run under a session-level advisory lock so that
  * instances starting together apply each migration exactly once.
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Flavour } from './kysely-store.js';
-import { migrateToLatest } from './migrations.js';
-import type { Database } from './schema.js';
+import { migrateToLatest } from '../migrations.js';
+import type { Database } from '../schema.js';
 
 /** Arbitrary but fixed: the advisory lock every instance takes to migrate. */
 const MIGRATION_LOCK = 7_316_400_512;
@@ -36,12 +35,3 @@ export async function migratePostgres(url: string, db: Kysely<Database>): Promis
     await client.end();
   }
 }
-
-export const postgresFlavour: Flavour = {
-  bool: (value) => value,
-  isUniqueViolation: (error) => error instanceof pg.DatabaseError && error.code === '23505',
-  serialize: async (trx, name) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
-  },
-  groupCommits: false,
-};

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
 
 /**
  * FULL: a transaction is on disk before its 200 is sent, even across a power

@@ -1,14 +1,14 @@
 /**
- * What the service needs from a database. Implementations are async and know
- * nothing of HTTP; records are the contract's own shapes, so no type here
- * repeats one.
+ * The records the store keeps and returns. Users and groups are the
+ * contract's own shapes (so no type here repeats one); the rest is what the
+ * repositories take and give back.
  */
 import type { components } from '../../generated/workspace/types.js';
-import type { ApiKeyRecord } from '../auth/api-keys.js';
 
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
 export type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
+type Permission = components['schemas']['Permission'];
 
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
 export type UserProfile = Pick<User, 'username' | 'first_name' | 'last_name' | 'phone' | 'organization' | 'locked' | 'disabled'>;
@@ -57,7 +57,19 @@ export interface UsernameReport {
   reported: string;
 }
 
+/** What adding a user to a group, or removing one, came to. */
 export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
+
+/** An API key as stored: never the secret itself, only its digest (server/auth/api-keys.ts). */
+export interface ApiKeyRecord {
+  api_key: string;
+  name: string;
+  secret_digest: string;
+  permissions: Permission[];
+  created: string;
+  expires: string | null;
+  revoked: string | null;
+}
 
 /** Thrown when a unique name (a username, a group name) is already in use. */
 export class NameTakenError extends Error {
@@ -65,40 +77,4 @@ export class NameTakenError extends Error {
     super(`${field} is already taken`);
     this.name = 'NameTakenError';
   }
-}
-
-export interface Store {
-  listUsers(query: UserQuery): Promise<UserListing>;
-  findUserById(userId: string): Promise<User | undefined>;
-  findUserByUsername(username: string): Promise<User | undefined>;
-  /** Creates the user in the system group "All Users". Throws NameTakenError. */
-  createUser(user: NewUserRecord): Promise<User>;
-  /** Applies the changes atomically; undefined when there is no such user. Throws NameTakenError. */
-  updateUser(userId: string, changes: UserChanges): Promise<User | undefined>;
-  deleteUser(userId: string): Promise<boolean>;
-  /** The stored argon2id hash, for verifying a password; never leaves the service. */
-  findPasswordHash(userId: string): Promise<string | null | undefined>;
-
-  listGroups(): Promise<Group[]>;
-  /** Throws NameTakenError. */
-  createGroup(group: { group_id: string; name: string }): Promise<Group>;
-  /** Deletes a group and its memberships; the system group cannot be deleted. */
-  deleteGroup(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'>;
-  addUserToGroup(userId: string, groupId: string): Promise<MembershipChange>;
-  removeUserFromGroup(userId: string, groupId: string): Promise<MembershipChange>;
-
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
-  /** Inserts the key only when no key exists yet; tells whether it did. */
-  insertFirstApiKey(key: ApiKeyRecord): Promise<boolean>;
-  findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined>;
-  listApiKeys(): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked; false when there is no such key or it was revoked already. */
-  revokeApiKey(apiKey: string, when: string): Promise<boolean>;
-
-  /** Usernames stored before the username profile that it refuses (migration 0003). */
-  listUsernameReports(): Promise<UsernameReport[]>;
-
-  /** Throws when the database cannot be reached. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }

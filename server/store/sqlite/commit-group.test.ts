@@ -3,13 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { KyselyStore } from './kysely-store.js';
-import { openStore } from './open-store.js';
-import { NameTakenError, type User } from './store.js';
+import { inspectStore } from '../inspection.js';
+import { openStore } from '../open-store.js';
+import { NameTakenError, type User } from '../records.js';
+import type { Store } from '../repositories.js';
 
 describe('group commit on SQLite', () => {
   let directory: string;
-  let store: KyselyStore;
+  let store: Store;
   let users: User[];
   before(async () => {
     directory = await mkdtemp(join(tmpdir(), 'commit-group-'));
@@ -17,7 +18,7 @@ describe('group commit on SQLite', () => {
     users = [];
     for (let index = 0; index < 50; index++) {
       users.push(
-        await store.createUser({
+        await store.users.create({
           user_id: index.toString(16).padStart(32, '0'),
           username: `user${index}@example.com`,
           first_name: '',
@@ -37,12 +38,12 @@ describe('group commit on SQLite', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  const organizationOf = async (user: User) => (await store.findUserById(user.user_id))?.organization;
+  const organizationOf = async (user: User) => (await store.users.findById(user.user_id))?.organization;
 
   it('commits updates that arrive together in fewer transactions, each answered with its own user', async () => {
-    const group = store.commitGroup!;
+    const group = inspectStore(store).commitGroup!;
     const before = { ...group.stats };
-    const answers = await Promise.all(users.map((user, index) => store.updateUser(user.user_id, { organization: `org-${index}` })));
+    const answers = await Promise.all(users.map((user, index) => store.users.update(user.user_id, { organization: `org-${index}` })));
     answers.forEach((answer, index) => assert.equal(answer?.organization, `org-${index}`));
     for (const [index, user] of users.entries()) assert.equal(await organizationOf(user), `org-${index}`);
     assert.equal(group.stats.writes - before.writes, 50);
@@ -52,20 +53,20 @@ describe('group commit on SQLite', () => {
   it('refuses a taken username without undoing the other updates of its group', async () => {
     const [first, second, third] = users as [User, User, User];
     const outcomes = await Promise.allSettled([
-      store.updateUser(first.user_id, { organization: 'kept-1' }),
-      store.updateUser(second.user_id, { username: third.username }),
-      store.updateUser(third.user_id, { organization: 'kept-3' }),
+      store.users.update(first.user_id, { organization: 'kept-1' }),
+      store.users.update(second.user_id, { username: third.username }),
+      store.users.update(third.user_id, { organization: 'kept-3' }),
     ]);
     assert.equal(outcomes[0].status, 'fulfilled');
     assert.ok(outcomes[1].status === 'rejected' && outcomes[1].reason instanceof NameTakenError);
     assert.equal(outcomes[2].status, 'fulfilled');
     assert.equal(await organizationOf(first), 'kept-1');
-    assert.equal((await store.findUserById(second.user_id))?.username, second.username);
+    assert.equal((await store.users.findById(second.user_id))?.username, second.username);
     assert.equal(await organizationOf(third), 'kept-3');
   });
 
   it('rolls the whole group back on any other failure, and every write in it fails', async () => {
-    const group = store.commitGroup!;
+    const group = inspectStore(store).commitGroup!;
     const [first, second] = users as [User, User];
     const outcomes = await Promise.allSettled([
       group.run((trx) => trx.updateTable('users').set({ organization: 'never-1' }).where('user_id', '=', first.user_id).execute()),

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ApiKeyRecord } from './records.js';
+import type { Store } from './repositories.js';
+import { openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
+
+describe(`ApiKeyRepository (${TEST_STORE})`, () => {
+  let opened: TestStore;
+  let store: Store;
+  before(async () => {
+    opened = await openTestStore();
+    store = opened.store;
+  });
+  after(() => opened.close());
+
+  let counter = 0;
+  const key = (fields: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+    api_key: `key${(++counter).toString().padStart(13, '0')}`,
+    name: 'test',
+    secret_digest: 'd'.repeat(64),
+    permissions: ['users_view', 'users_modify'],
+    created: new Date(Date.UTC(2026, 0, counter)).toISOString(),
+    expires: null,
+    revoked: null,
+    ...fields,
+  });
+
+  it('inserts the first key only into a store that has none', async () => {
+    const first = key();
+    assert.equal(await store.apiKeys.insertFirst(first), true);
+    assert.equal(await store.apiKeys.insertFirst(key()), false);
+    assert.deepEqual(await store.apiKeys.list(), [first]);
+  });
+
+  it('keeps a key as given, permissions in order, none at all included', async () => {
+    const plain = key({ permissions: [], expires: '2030-01-01T00:00:00.000Z' });
+    const full = key({ permissions: ['groups_modify', 'users_view'] });
+    await store.apiKeys.insert(plain);
+    await store.apiKeys.insert(full);
+    assert.deepEqual(await store.apiKeys.find(plain.api_key), plain);
+    assert.deepEqual(await store.apiKeys.find(full.api_key), full);
+    assert.equal(await store.apiKeys.find('nosuchkey0000000'), undefined);
+  });
+
+  it('lists keys by creation time', async () => {
+    const ids = (await store.apiKeys.list()).map((record) => record.api_key);
+    assert.deepEqual(ids, [...ids].sort());
+    assert.ok(ids.length >= 3);
+  });
+
+  it('revokes a key once', async () => {
+    const record = key();
+    await store.apiKeys.insert(record);
+    const when = new Date().toISOString();
+    assert.equal(await store.apiKeys.revoke(record.api_key, when), true);
+    assert.equal(await store.apiKeys.revoke(record.api_key, new Date().toISOString()), false, 'revoked already');
+    assert.equal((await store.apiKeys.find(record.api_key))?.revoked, when, 'the first revocation time stays');
+    assert.equal(await store.apiKeys.revoke('nosuchkey0000000', when), false);
+  });
+});

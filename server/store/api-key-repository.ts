@@ -1,0 +1,61 @@
+/** API keys on Kysely, for SQLite and PostgreSQL alike. Permissions are stored comma-separated. */
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { DatabaseTraits } from './database-traits.js';
+import { queryTemplate } from './query-template.js';
+import type { ApiKeyRecord } from './records.js';
+import type { ApiKeyRepository } from './repositories.js';
+import type { ApiKeysTable, Database } from './schema.js';
+
+export class KyselyApiKeyRepository implements ApiKeyRepository {
+  /** Every authenticated request runs it: compiled once (query-template.ts). */
+  readonly #findQuery: (apiKey: string) => CompiledQuery<Selectable<ApiKeysTable>>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly traits: DatabaseTraits,
+  ) {
+    this.#findQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
+  }
+
+  async insert(key: ApiKeyRecord): Promise<void> {
+    await this.db.insertInto('api_keys').values(toRow(key)).execute();
+  }
+
+  async insertFirst(key: ApiKeyRecord): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Several instances may start on an empty database at once; exactly one creates the key.
+      await this.traits.serialize(trx, 'first-api-key');
+      if (await trx.selectFrom('api_keys').select('api_key').limit(1).executeTakeFirst()) return false;
+      await trx.insertInto('api_keys').values(toRow(key)).execute();
+      return true;
+    });
+  }
+
+  async find(apiKey: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = (await this.db.executeQuery(this.#findQuery(apiKey))).rows;
+    return row && fromRow(row);
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('created').orderBy('api_key').execute();
+    return rows.map(fromRow);
+  }
+
+  async revoke(apiKey: string, when: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked: when })
+      .where('api_key', '=', apiKey)
+      .where('revoked', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
+
+function toRow(key: ApiKeyRecord): ApiKeysTable {
+  return { ...key, permissions: key.permissions.join(',') };
+}
+
+function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return { ...row, permissions: row.permissions === '' ? [] : (row.permissions.split(',') as ApiKeyRecord['permissions']) };
+}

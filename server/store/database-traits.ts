@@ -1,0 +1,48 @@
+/**
+ * The repositories are written once, in the SQL that SQLite and PostgreSQL
+ * share (Kysely). What differs between the two is here, and each database
+ * gives its own: sqlite/traits.ts, postgres/traits.ts.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import { NameTakenError } from './records.js';
+import type { Database } from './schema.js';
+
+/** A database handle or an open transaction on it: repository queries run on either. */
+export type Db = Kysely<Database> | Transaction<Database>;
+
+export interface DatabaseTraits {
+  readonly kind: 'sqlite' | 'postgres';
+  /** How a boolean is bound: SQLite takes 0/1, PostgreSQL true/false. */
+  bool(value: boolean): number | boolean;
+  /** Whether an error is a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean;
+  /**
+   * Makes concurrent transactions that call it run one at a time, where the
+   * database would otherwise let them interleave (PostgreSQL; SQLite has a
+   * single writer already).
+   */
+  serialize(trx: Transaction<Database>, name: string): Promise<void>;
+  /**
+   * Given a database handle, the group commit that user updates go through, or
+   * undefined where each update commits on its own (each traits file says why).
+   */
+  commitGroup(db: Kysely<Database>): GroupCommit | undefined;
+}
+
+/** Writes that commit together in one transaction (sqlite/commit-group.ts). */
+export interface GroupCommit {
+  /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
+  run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Transactions committed (or tried), and the writes they held. */
+  readonly stats: { readonly groups: number; readonly writes: number };
+}
+
+/** Runs a write, turning a unique-constraint violation into NameTakenError for `field`. */
+export async function uniqueName<T>(traits: DatabaseTraits, field: NameTakenError['field'], write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (traits.isUniqueViolation(error)) throw new NameTakenError(field);
+    throw error;
+  }
+}

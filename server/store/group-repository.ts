@@ -1,0 +1,87 @@
+/** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
+import type { Kysely } from 'kysely';
+import { uniqueName, type DatabaseTraits, type Db } from './database-traits.js';
+import type { Group, MembershipChange } from './records.js';
+import type { GroupRepository } from './repositories.js';
+import type { Database } from './schema.js';
+
+export type MembershipRow = { user_id: string; group_id: string; name: string };
+
+/** The groups of these users, by name (the user repository reads them with each user). */
+export function membershipsQuery(db: Db, userIds: string[]) {
+  return db
+    .selectFrom('user_groups')
+    .innerJoin('groups', 'groups.group_id', 'user_groups.group_id')
+    .select(['user_groups.user_id', 'groups.group_id', 'groups.name'])
+    .where('user_groups.user_id', 'in', userIds)
+    .orderBy('groups.name');
+}
+
+export class KyselyGroupRepository implements GroupRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly traits: DatabaseTraits,
+  ) {}
+
+  async list(): Promise<Group[]> {
+    const rows = await this.db.selectFrom('groups').select(['group_id', 'name', 'is_system']).orderBy('name').execute();
+    return rows.map((row) => ({ group_id: row.group_id, name: row.name, is_system: Boolean(row.is_system) }));
+  }
+
+  async create(group: { group_id: string; name: string }): Promise<Group> {
+    await uniqueName(this.traits, 'group_name', () =>
+      this.db
+        .insertInto('groups')
+        .values({ ...group, is_system: this.traits.bool(false), created: new Date().toISOString() })
+        .execute(),
+    );
+    return { ...group, is_system: false };
+  }
+
+  async delete(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'> {
+    return this.db.transaction().execute(async (trx) => {
+      const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirst();
+      if (!group) return 'no_group';
+      if (group.is_system) return 'system_group';
+      // Memberships go with it (ON DELETE CASCADE).
+      await trx.deleteFrom('groups').where('group_id', '=', groupId).execute();
+      return 'deleted';
+    });
+  }
+
+  async addMember(userId: string, groupId: string): Promise<MembershipChange> {
+    return this.db.transaction().execute(async (trx) => {
+      const problem = await membershipProblem(trx, userId, groupId);
+      if (problem) return problem;
+      const result = await trx
+        .insertInto('user_groups')
+        .values({ user_id: userId, group_id: groupId })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'done' : 'already_member';
+    });
+  }
+
+  async removeMember(userId: string, groupId: string): Promise<MembershipChange> {
+    return this.db.transaction().execute(async (trx) => {
+      const problem = await membershipProblem(trx, userId, groupId);
+      if (problem) return problem;
+      const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
+      if (group.is_system) return 'system_group';
+      const result = await trx
+        .deleteFrom('user_groups')
+        .where('user_id', '=', userId)
+        .where('group_id', '=', groupId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0 ? 'done' : 'not_member';
+    });
+  }
+}
+
+/** Why a membership cannot change: no such user, or no such group. */
+async function membershipProblem(db: Db, userId: string, groupId: string): Promise<MembershipChange | undefined> {
+  const user = await db.selectFrom('users').select('user_id').where('user_id', '=', userId).executeTakeFirst();
+  if (!user) return 'no_user';
+  const group = await db.selectFrom('groups').select('group_id').where('group_id', '=', groupId).executeTakeFirst();
+  return group ? undefined : 'no_group';
+}

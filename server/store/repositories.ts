@@ -1,0 +1,61 @@
+/**
+ * What the service needs from a database, one repository per kind of record,
+ * over one database handle. Implementations are async and know nothing of
+ * HTTP; `openStore` (open-store.ts) gives the one DATABASE_URL names.
+ */
+import type {
+  ApiKeyRecord,
+  Group,
+  MembershipChange,
+  NewUserRecord,
+  User,
+  UserChanges,
+  UserListing,
+  UserQuery,
+  UsernameReport,
+} from './records.js';
+
+export interface UserRepository {
+  list(query: UserQuery): Promise<UserListing>;
+  findById(userId: string): Promise<User | undefined>;
+  findByUsername(username: string): Promise<User | undefined>;
+  /** Creates the user in the system group "All Users". Throws NameTakenError. */
+  create(user: NewUserRecord): Promise<User>;
+  /** Applies the changes atomically; undefined when there is no such user. Throws NameTakenError. */
+  update(userId: string, changes: UserChanges): Promise<User | undefined>;
+  /** Deletes the user and their memberships; false when there is no such user. */
+  delete(userId: string): Promise<boolean>;
+  /** The stored argon2id hash, for verifying a password; never leaves the service. */
+  findPasswordHash(userId: string): Promise<string | null | undefined>;
+  /** Usernames stored before the username profile that it refuses (migration 0003). */
+  listUsernameReports(): Promise<UsernameReport[]>;
+}
+
+export interface GroupRepository {
+  list(): Promise<Group[]>;
+  /** Throws NameTakenError. */
+  create(group: { group_id: string; name: string }): Promise<Group>;
+  /** Deletes a group and its memberships; the system group cannot be deleted. */
+  delete(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'>;
+  addMember(userId: string, groupId: string): Promise<MembershipChange>;
+  removeMember(userId: string, groupId: string): Promise<MembershipChange>;
+}
+
+export interface ApiKeyRepository {
+  insert(key: ApiKeyRecord): Promise<void>;
+  /** Inserts the key only when no key exists yet, even with several instances starting at once; tells whether it did. */
+  insertFirst(key: ApiKeyRecord): Promise<boolean>;
+  find(apiKey: string): Promise<ApiKeyRecord | undefined>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; false when there is no such key or it was revoked already. */
+  revoke(apiKey: string, when: string): Promise<boolean>;
+}
+
+export interface Store {
+  readonly users: UserRepository;
+  readonly groups: GroupRepository;
+  readonly apiKeys: ApiKeyRepository;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,19 @@
+/** What SQLite does its own way (database-traits.ts). */
+import { SqliteError } from 'better-sqlite3';
+import type { DatabaseTraits } from '../database-traits.js';
+import { CommitGroup } from './commit-group.js';
+
+const isUniqueViolation = (error: unknown) =>
+  error instanceof SqliteError && (error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+
+export const sqliteTraits: DatabaseTraits = {
+  kind: 'sqlite',
+  bool: (value) => (value ? 1 : 0),
+  isUniqueViolation,
+  // One connection, and SQLite lets one writer in at a time.
+  serialize: async () => {},
+  // Every commit waits for an fsync, and the one connection waits with it: updates that arrive
+  // together commit together. Correct here because a statement SQLite refuses (a username
+  // already taken) undoes only itself, so the other writes of its group stand.
+  commitGroup: (db) => new CommitGroup(db, isUniqueViolation),
+};
