@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../server/testing/ports.js';
+import { freePort } from '../lib/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { createWorkspaceClient, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
 

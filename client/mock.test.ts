@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startPrism, type RunningMock } from '../scripts/mock.js';
-import { freePort } from '../server/testing/ports.js';
+import { freePort } from '../lib/testing/ports.js';
 import { createWorkspaceClient, type WorkspaceClient } from './index.js';
 
 describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {

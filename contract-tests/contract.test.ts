@@ -3,17 +3,18 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { createApp } from '../server/app.js';
-import { OPERATIONS, PERMISSIONS, WORKSPACE_CONTRACT_PATH } from '../server/contract.js';
+import { readContract, resolveReference } from '../lib/contract/document.js';
+import { OPERATIONS, PERMISSIONS } from '../lib/contract/operations.js';
 import { createHandlers } from '../server/handlers/index.js';
 import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
 import type { Store } from '../server/store/repositories.js';
-import { appRoutes } from './gate/routes.js';
+import { appRoutes } from '../server/testing/app-routes.js';
 
-const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
+const contract = readContract('workspace');
 
 type Schema = Record<string, any>;
-const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(contract.components.schemas[schema.$ref.split('/').pop()]) : schema);
+const resolve = (schema: Schema): Schema => resolveReference<Schema>(contract, schema)!;
 
 /** Every object schema reachable from `schema`, with the path that reaches it. */
 function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema]> {

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../server/project-files.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { TEST_STORE } from '../server/testing/database.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 

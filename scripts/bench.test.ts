@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runScript } from '../server/testing/run.js';
+import { runScript } from '../lib/testing/run-script.js';
 
 describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
   it('runs every scenario and writes the figures as JSON', async () => {

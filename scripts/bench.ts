@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Table from 'cli-table3';
-import { freePort } from '../server/testing/ports.js';
+import { freePort } from '../lib/testing/ports.js';
 import { seedUsers } from './bench/seed.js';
 import { startPrism } from './mock.js';
 

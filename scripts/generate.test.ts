@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { PROJECT_ROOT } from '../server/project-files.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { generate } from './generate.js';
 
 describe('npm run generate', () => {

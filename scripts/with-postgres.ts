@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../server/testing/ports.js';
+import { freePort } from '../lib/testing/ports.js';
 
 function postgresBinaries(): string | undefined {
   const fromEnv = process.env.POSTGRES_BIN;

@@ -8,7 +8,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { AuthThrottle } from './auth/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
-import { OPERATIONS, WORKSPACE_DOCUMENT, type OperationId } from './contract.js';
+import { BODY_LIMIT_BYTES, OPERATIONS, WORKSPACE_DOCUMENT, type OperationId } from '../lib/contract/operations.js';
 import { createHandlers } from './handlers/index.js';
 import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
@@ -21,9 +21,6 @@ import { sendStreamed, StreamedJson } from './http/streamed-json.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/repositories.js';
-
-/** Requests are small JSON objects; 32 KiB is far above any valid one. */
-export const BODY_LIMIT_BYTES = 32 * 1024;
 
 export interface AppOptions {
   store: Store;

@@ -18,7 +18,7 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { createLogger } from './logger.js';
 import { createSampleApp } from './sample/app.js';
-import { PROJECT_ROOT } from './project-files.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { startTestService, type TestService } from './testing/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';

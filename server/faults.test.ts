@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { runScript } from './testing/run.js';
+import { runScript } from '../lib/testing/run-script.js';
 import { startTestService } from './testing/service.js';
 
 const canMount = process.getuid?.() === 0;

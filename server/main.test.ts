@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { loadSampleConfig } from './config.js';
-import { PROJECT_ROOT } from './project-files.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from './testing/process.js';
-import { runScript } from './testing/run.js';
+import { runScript } from '../lib/testing/run-script.js';
 
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

@@ -3,7 +3,8 @@
  * migrations), creates a first key on an empty one, and serves until SIGTERM
  * or SIGINT, closing the database after the last request.
  */
-import { BODY_LIMIT_BYTES, createApp } from './app.js';
+import { createApp } from './app.js';
+import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { createFirstApiKey } from './auth/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { serve } from './http/lifecycle.js';

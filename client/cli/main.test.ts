@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../server/password/hashing.js';
-import { runScript } from '../../server/testing/run.js';
+import { runScript } from '../../lib/testing/run-script.js';
 import { startTestService, type TestService } from '../../server/testing/service.js';
 
 describe('the workspace-users CLI, end to end', () => {

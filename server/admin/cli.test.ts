@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PERMISSIONS } from '../contract.js';
+import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
-import { runScript } from '../testing/run.js';
+import { runScript } from '../../lib/testing/run-script.js';
 import { startTestService } from '../testing/service.js';
 
 describe('npm run admin', () => {

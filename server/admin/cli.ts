@@ -12,7 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { issueApiKey } from '../auth/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
-import { PERMISSIONS, type Permission } from '../contract.js';
+import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { openStore } from '../store/open-store.js';
 import { NameTakenError, type ApiKeyRecord } from '../store/records.js';
 import type { Store } from '../store/repositories.js';

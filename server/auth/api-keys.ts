@@ -4,7 +4,7 @@
  * so a fast digest is enough: there is nothing to brute-force, unlike a password.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Permission } from '../contract.js';
+import type { Permission } from '../../lib/contract/operations.js';
 import type { ApiKeyRecord } from '../store/records.js';
 
 /** A new key, with the secret the caller must be shown exactly once. */

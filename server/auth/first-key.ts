@@ -1,4 +1,4 @@
-import { PERMISSIONS } from '../contract.js';
+import { PERMISSIONS } from '../../lib/contract/operations.js';
 import type { Store } from '../store/repositories.js';
 import { issueApiKey, type IssuedApiKey } from './api-keys.js';
 

@@ -1,4 +1,4 @@
-import { WORKSPACE_DOCUMENT } from '../contract.js';
+import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { ApiError } from '../errors.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';

@@ -5,7 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
-import type { OperationId } from '../contract.js';
+import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeyRecord } from '../store/records.js';

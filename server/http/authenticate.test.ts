@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { OPERATIONS, PERMISSIONS, type Permission } from '../contract.js';
+import { OPERATIONS, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { startTestService, type Answer, type TestService } from '../testing/service.js';
 
 /** Status and body, the parts of an answer a prober could compare. */

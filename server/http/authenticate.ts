@@ -13,7 +13,7 @@
 import type { Request, RequestHandler } from 'express';
 import { isValidKey } from '../auth/api-keys.js';
 import type { AuthThrottle } from '../auth/throttle.js';
-import { API_KEY_PATTERN, type RequiredPermission } from '../contract.js';
+import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
 import { ApiError, invalidCredentials, permissionDenied } from '../errors.js';
 import type { Store } from '../store/repositories.js';
 

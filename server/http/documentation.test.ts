@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { OPERATIONS } from '../contract.js';
-import { projectFile } from '../project-files.js';
+import { OPERATIONS } from '../../lib/contract/operations.js';
+import { projectFile } from '../../lib/project-root.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 describe('the API reference and the contract, served', () => {

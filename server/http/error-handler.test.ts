@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BODY_LIMIT_BYTES } from '../app.js';
+import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import type { Store } from '../store/repositories.js';
 import { startTestService, type Answer, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';

@@ -4,7 +4,7 @@
  * shape in JSON, never HTML and never a stack trace.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { OPERATIONS } from '../contract.js';
+import { OPERATIONS } from '../../lib/contract/operations.js';
 import { ApiError, internalError, type ErrorDetail } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { requestLogger } from './request-logging.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { BODY_LIMIT_BYTES } from '../app.js';
+import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import { rawRequest } from '../../lib/testing/raw-http.js';
 import { startTestService, type Answer, type TestService } from '../testing/service.js';
 

@@ -6,7 +6,7 @@
  * passed; the contract's fuzzing found them. This guard reads the raw URL.
  */
 import type { RequestHandler } from 'express';
-import type { ContractOperation } from '../contract.js';
+import type { ContractOperation } from '../../lib/contract/operations.js';
 import { ApiError } from '../errors.js';
 
 export function refuseUndeclaredQuery(operation: ContractOperation): RequestHandler {

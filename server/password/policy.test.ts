@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { WORKSPACE_CONTRACT_PATH } from '../contract.js';
+import { readContract } from '../../lib/contract/document.js';
 import { passwordPolicyViolation } from './policy.js';
 
 describe('password policy (spec section 8)', () => {
@@ -53,7 +53,7 @@ describe('password policy (spec section 8)', () => {
 });
 
 describe('the contract states the same policy', () => {
-  const contract = parse(readFileSync(WORKSPACE_CONTRACT_PATH, 'utf8'));
+  const contract = readContract('workspace');
   const schema = contract.components.schemas.Password as { minLength: number; maxLength: number; pattern: string };
   const pattern = new RegExp(schema.pattern, 'u');
   const contractAccepts = (password: string) => {

@@ -11,11 +11,10 @@ import { errorHandler, notFoundHandler } from '../http/error-handler.js';
 import { requestLogging } from '../http/request-logging.js';
 import { sendJson } from '../http/send-json.js';
 import type { Logger } from '../logger.js';
-import { projectFile } from '../project-files.js';
+import { contractPath, readContract } from '../../lib/contract/document.js';
 import { buildRecords } from './records.js';
 
-export const SAMPLE_CONTRACT_PATH = projectFile('generated', 'sample', 'openapi.json');
-const SAMPLE_PATHS = new Set(Object.keys((JSON.parse(readFileSync(SAMPLE_CONTRACT_PATH, 'utf8')) as { paths: object }).paths));
+const SAMPLE_PATHS = new Set(Object.keys(readContract('sample').paths as object));
 
 const HOME_PAGE = `<!doctype html>
 <html lang="en">
@@ -60,7 +59,7 @@ export function createSampleApp({ logger, validateResponses }: SampleAppOptions)
   app.use(corsForEveryOrigin);
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: SAMPLE_CONTRACT_PATH,
+      apiSpec: contractPath('sample'),
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses,
       // Only the contract's spelling of a path; any other goes to the 404 (as on the workspace service).

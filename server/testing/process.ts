@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { startScript } from './run.js';
+import { startScript } from '../../lib/testing/run-script.js';
 
 export interface ServiceProcess {
   url: string;

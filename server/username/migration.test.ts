@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { inspectStore } from '../store/inspection.js';
 import { openStore } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
-import { runScript } from '../testing/run.js';
+import { runScript } from '../../lib/testing/run-script.js';
 
 const legacy = {
   fullWidth: 'ＡＤＭＩＮ',

@@ -9,10 +9,10 @@
  * Exit code 0 when every check passes, 1 when one fails, 2 on a usage error.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { CHECKS, passed, runGate, type CheckName } from './gate/gate.js';
-import { DEFAULT_FUZZ_RUNS, DEFAULT_FUZZ_SEED } from './gate/fuzz.js';
-import { formatReport } from './gate/report.js';
-import { connectDeployment, startOwnTarget, type GateTarget } from './gate/target.js';
+import { CHECKS, passed, runGate, type CheckName } from './gate.js';
+import { DEFAULT_FUZZ_RUNS, DEFAULT_FUZZ_SEED } from './fuzz.js';
+import { formatReport } from './report.js';
+import { connectDeployment, type GateTarget } from './target.js';
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -46,7 +46,11 @@ const program = new Command('contract')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 
 async function openTarget(options: Options): Promise<GateTarget> {
-  if (!options.baseUrl) return startOwnTarget();
+  if (!options.baseUrl) {
+    // Loaded only here: checking a deployment loads nothing from server/ (import-graph.test.ts).
+    const { startOwnTarget } = await import('../server/testing/gate-target.js');
+    return startOwnTarget();
+  }
   const { WORKSPACE_API_KEY: api_key, WORKSPACE_API_KEY_SECRET: api_key_secret, DATABASE_URL: databaseUrl } = process.env;
   if (!api_key || !api_key_secret) {
     process.stderr.write('contract: --base-url needs WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET (a key with every permission)\n');

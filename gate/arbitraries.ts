@@ -68,7 +68,7 @@ export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitr
     case 'boolean':
       return fc.boolean();
     default:
-      throw new Error(`the fuzz cannot generate ${JSON.stringify(resolved).slice(0, 120)}: extend contract-tests/gate/arbitraries.ts`);
+      throw new Error(`the fuzz cannot generate ${JSON.stringify(resolved).slice(0, 120)}: extend gate/arbitraries.ts`);
   }
 }
 

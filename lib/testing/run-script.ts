@@ -3,7 +3,7 @@
  * would: a TypeScript source under tsx, a compiled one (`dist/…js`) by node alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PROJECT_ROOT } from '../project-files.js';
+import { PROJECT_ROOT } from '../project-root.js';
 
 export interface Finished {
   code: number | null;

@@ -3,8 +3,8 @@
  * per (operation, status), building a request and the fixtures it needs.
  * Dredd sends these requests; the gate checks the answers.
  */
-import { BODY_LIMIT_BYTES } from '../../server/app.js';
-import type { OperationId } from '../../server/contract.js';
+import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
+import type { OperationId } from '../lib/contract/operations.js';
 import { randomHex, type Fixtures } from './fixtures.js';
 
 export interface PreparedRequest {
@@ -130,7 +130,7 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
 /** The recipe for one declared status; throws when the gate has none, so a newly declared status cannot go untested. */
 export function recipeFor(operationId: OperationId, status: number, isGet: boolean): Recipe {
   const recipe = PARTICULAR[`${operationId} ${status}`] ?? generic(operationId, status, isGet);
-  if (!recipe) throw new Error(`the gate has no way to provoke ${status} from ${operationId}: add a recipe in contract-tests/gate/recipes.ts`);
+  if (!recipe) throw new Error(`the gate has no way to provoke ${status} from ${operationId}: add a recipe in gate/recipes.ts`);
   return recipe;
 }
 

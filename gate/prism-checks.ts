@@ -5,8 +5,8 @@
  * - parity: the SDK's happy path against the Prism mock and against the
  *   target; both must answer every call with a 200 the contract accepts.
  */
-import { startPrism } from '../../scripts/mock.js';
-import { freePort } from '../../server/testing/ports.js';
+import { startPrism } from '../scripts/mock.js';
+import { freePort } from '../lib/testing/ports.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
 import type { CheckResult } from './report.js';
 import { errorPaths, exchangeViolations, happyPath, type Exchange } from './scenario.js';

@@ -4,10 +4,13 @@
  * the API or the target's provisioner, and removed again by cleanup().
  */
 import { randomBytes } from 'node:crypto';
-import type { OperationId } from '../../server/contract.js';
-import type { Group, User } from '../../server/store/records.js';
+import type { OperationId } from '../lib/contract/operations.js';
+import type { components } from '../generated/workspace/types.js';
 import { postJson } from './http.js';
 import type { Credentials, Fault, GateTarget } from './target.js';
+
+type Group = components['schemas']['Group'];
+type User = components['schemas']['User'];
 
 /** Thrown when the target cannot be brought to give a status (e.g. a 500 from a deployment). */
 export class NotAvailable extends Error {}

@@ -10,12 +10,12 @@ import type { Handlers } from '../server/handlers/types.js';
 import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
 import { startServiceProcess } from '../server/testing/process.js';
-import { runScript } from '../server/testing/run.js';
-import { CONTRACT_OPERATIONS } from './gate/contract-schemas.js';
-import { DEFAULT_FUZZ_RUNS } from './gate/fuzz.js';
-import { CHECKS, passed, runGate, type CheckName } from './gate/gate.js';
-import { formatReport, type CheckResult } from './gate/report.js';
-import { startOwnTarget, type OwnTargetOptions } from './gate/target.js';
+import { runScript } from '../lib/testing/run-script.js';
+import { CONTRACT_OPERATIONS } from './contract-schemas.js';
+import { DEFAULT_FUZZ_RUNS } from './fuzz.js';
+import { CHECKS, passed, runGate, type CheckName } from './gate.js';
+import { formatReport, type CheckResult } from './report.js';
+import { startOwnTarget, type OwnTargetOptions } from '../server/testing/gate-target.js';
 
 async function gate(options: OwnTargetOptions, checks: readonly CheckName[], runs: number): Promise<CheckResult[]> {
   const target = await startOwnTarget(options);
@@ -117,7 +117,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     try {
       const key = service.printedKey()!;
       const env = { WORKSPACE_API_KEY: key.api_key, WORKSPACE_API_KEY_SECRET: key.api_key_secret, DATABASE_URL: database.url };
-      const run = await runScript('contract-tests/main.ts', ['--base-url', service.url, '--runs', '20'], env);
+      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '20'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 90 transactions, 70 passed, 0 failed, 20 not checked/);
       assert.match(run.stdout, /ok {3}fuzz: 17 operations, 680 requests \(340 valid, 340 invalid\), 0 failures/);
@@ -141,10 +141,10 @@ describe('npm run contract', { timeout: 600_000 }, () => {
   });
 
   it('refuses --base-url without a key, and an unknown check, with exit code 2', async () => {
-    const withoutKey = await runScript('contract-tests/main.ts', ['--base-url', 'http://127.0.0.1:9'], { WORKSPACE_API_KEY: '', WORKSPACE_API_KEY_SECRET: '' });
+    const withoutKey = await runScript('gate/main.ts', ['--base-url', 'http://127.0.0.1:9'], { WORKSPACE_API_KEY: '', WORKSPACE_API_KEY_SECRET: '' });
     assert.equal(withoutKey.code, 2);
     assert.match(withoutKey.stderr, /WORKSPACE_API_KEY/);
-    const unknown = await runScript('contract-tests/main.ts', ['--only', 'dredd,vibes'], {});
+    const unknown = await runScript('gate/main.ts', ['--only', 'dredd,vibes'], {});
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown check vibes/);
   });

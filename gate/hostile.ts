@@ -11,7 +11,7 @@
  * can read the service's log, no secret sent may appear in it.
  */
 import { deflateSync, gzipSync } from 'node:zlib';
-import { rawRequest } from '../../lib/testing/raw-http.js';
+import { rawRequest } from '../lib/testing/raw-http.js';
 import { Fixtures } from './fixtures.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';

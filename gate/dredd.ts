@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import type { OperationId } from '../../server/contract.js';
+import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, responseViolations, type OperationContract } from './contract-schemas.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
 import { recipeFor } from './recipes.js';
@@ -24,7 +24,7 @@ import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
 
 const require = createRequire(import.meta.url);
-const CONTRACT_3_0 = fileURLToPath(new URL('../../generated/workspace/openapi-3.0.yaml', import.meta.url));
+const CONTRACT_3_0 = fileURLToPath(new URL('../generated/workspace/openapi-3.0.yaml', import.meta.url));
 const HOOK_BRIDGE = fileURLToPath(new URL('./dredd-hooks.cjs', import.meta.url));
 
 /**

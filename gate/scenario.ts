@@ -7,8 +7,8 @@
  * The same happy path runs against the Prism mock and the real service (mock
  * parity), and the whole scenario once through `prism proxy --errors`.
  */
-import { createWorkspaceClient, type WorkspaceClient } from '../../client/index.js';
-import type { OperationId } from '../../server/contract.js';
+import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js';
+import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, responseViolations } from './contract-schemas.js';
 import { randomHex, type Fixtures } from './fixtures.js';
 import type { Credentials } from './target.js';

@@ -8,18 +8,10 @@
  * Against its own service the gate also compares the app's routing table with
  * the contract (GateTarget.routes), which no probe from outside can prove.
  */
-import type { Express } from 'express';
 import { CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { send } from './http.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
-
-/** An express app's routing table, as `method path`. */
-export function appRoutes(app: Express): string[] {
-  return (app.router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
-    .filter((layer) => layer.route)
-    .map((layer) => `${Object.keys(layer.route!.methods)[0]} ${layer.route!.path}`);
-}
 
 /** Paths near the real ones that the contract does not describe. */
 const UNDESCRIBED = ['/', '/api', '/api/public', '/api/public/update_users', '/api/private/get_users', '/api/public/get_users/1', '/admin', '/.env', '/openapi.yaml'];

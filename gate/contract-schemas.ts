@@ -9,7 +9,8 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { OPERATIONS, WORKSPACE_DOCUMENT, type ContractOperation, type OperationId } from '../../server/contract.js';
+import { resolveReference } from '../lib/contract/document.js';
+import { OPERATIONS, WORKSPACE_DOCUMENT, type ContractOperation, type OperationId } from '../lib/contract/operations.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -76,15 +77,9 @@ function validatorFor(schema: Schema): ValidateFunction {
 }
 
 /** Follows a local `#/components/schemas/…` reference. */
-export function resolveSchema(schema: Schema): Schema {
-  if (typeof schema.$ref !== 'string') return schema;
-  return resolveSchema(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]!);
-}
+export const resolveSchema = (schema: Schema): Schema => resolveReference<Schema>(document, schema)!;
 
-function resolveResponse(response: ResponseObject): ResponseObject {
-  if (!response.$ref) return response;
-  return resolveResponse(document.components.responses[response.$ref.replace('#/components/responses/', '')]!);
-}
+const resolveResponse = (response: ResponseObject): ResponseObject => resolveReference<ResponseObject>(document, response)!;
 
 export interface DeclaredResponse {
   status: number;

@@ -4,5 +4,5 @@
 const hooks = require('hooks');
 
 const install = globalThis[Symbol.for('workspace-user-api.contract-gate.installHooks')];
-if (typeof install !== 'function') throw new Error('dredd-hooks.cjs is loaded by contract-tests/gate/dredd.ts, not by the dredd CLI');
+if (typeof install !== 'function') throw new Error('dredd-hooks.cjs is loaded by gate/dredd.ts, not by the dredd CLI');
 install(hooks);

@@ -1,0 +1,85 @@
+/**
+ * The gate checks a deployment with nothing of the server in it: a bug in a
+ * server module the gate shared would be a bug the gate could not see. Every
+ * module `npm run contract -- --base-url` loads is reached by static imports
+ * from gate/main.ts (its own service is loaded by a dynamic import, and only
+ * without --base-url), so that graph must not reach server/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import ts from 'typescript';
+import { PROJECT_ROOT } from '../lib/project-root.js';
+
+interface Imports {
+  /** Specifiers of `import … from` and `export … from`, type-only ones included. */
+  static: string[];
+  /** Specifiers of `import('…')` calls. */
+  dynamic: string[];
+}
+
+function importsOf(file: string): Imports {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: Imports = { static: [], dynamic: [] };
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.static.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0]!)) {
+      found.dynamic.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** A relative specifier as the file it names (`./x.js` is x.ts in the sources); packages and node: are left out. */
+function resolveLocal(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = join(dirname(from), specifier);
+  for (const candidate of [target.replace(/\.js$/, '.ts'), target]) if (existsSync(candidate)) return candidate;
+  throw new Error(`${relative(PROJECT_ROOT, from)} imports ${specifier}, which does not exist`);
+}
+
+/** Every project file reached from `entry` by static imports, with the chain that reached it. */
+function staticGraph(entry: string): Map<string, string[]> {
+  const reached = new Map<string, string[]>([[entry, [entry]]]);
+  const queue = [entry];
+  for (let file = queue.shift(); file; file = queue.shift()) {
+    for (const specifier of importsOf(file).static) {
+      const target = resolveLocal(file, specifier);
+      if (target && !reached.has(target)) {
+        reached.set(target, [...reached.get(file)!, target]);
+        queue.push(target);
+      }
+    }
+  }
+  return reached;
+}
+
+const project = (path: string) => join(PROJECT_ROOT, path);
+const shown = (chain: string[]) => chain.map((file) => relative(PROJECT_ROOT, file)).join(' → ');
+
+describe('the gate against a deployment', () => {
+  const graph = staticGraph(project('gate/main.ts'));
+
+  it('loads every check, and the contract through lib/contract', () => {
+    for (const file of ['gate/gate.ts', 'gate/dredd.ts', 'gate/fuzz.ts', 'gate/hostile.ts', 'gate/routes.ts', 'gate/prism-checks.ts', 'lib/contract/operations.ts']) {
+      assert.ok(graph.has(project(file)), `${file} is not reached from gate/main.ts`);
+    }
+  });
+
+  it('imports nothing from server/, not even a type', () => {
+    const fromServer = [...graph.entries()].filter(([file]) => relative(PROJECT_ROOT, file).startsWith('server/'));
+    assert.deepEqual(
+      fromServer.map(([, chain]) => shown(chain)),
+      [],
+    );
+  });
+
+  it('reaches its own service only by a dynamic import, in gate/main.ts alone', () => {
+    const dynamic = [...graph.keys()].flatMap((file) => importsOf(file).dynamic.map((specifier) => `${relative(PROJECT_ROOT, file)}: ${specifier}`));
+    assert.deepEqual(dynamic, ['gate/main.ts: ../server/testing/gate-target.js']);
+  });
+});

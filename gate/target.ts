@@ -1,0 +1,128 @@
+/**
+ * What the gate checks: either a service of its own (the real app on a
+ * temporary database, response validation on: server/testing/gate-target.ts)
+ * or a deployment reached by URL (here).
+ *
+ * Both answer HTTP the same way; they differ in what else the gate may do.
+ * Its own service lets it inject faults (for the declared 500 and 503), trust
+ * X-Forwarded-For (to trip the failed-credential throttle for a made-up address
+ * rather than its own) and fingerprint the database directly. A deployment
+ * gets keys and groups only through the admin CLI, and only when the gate is
+ * given its DATABASE_URL.
+ *
+ * Nothing the gate loads to check a deployment comes from server/
+ * (gate/import-graph.test.ts): a bug there cannot hide itself from the gate.
+ */
+import { createHash } from 'node:crypto';
+import type { components } from '../generated/workspace/types.js';
+import { PERMISSIONS, type OperationId, type Permission } from '../lib/contract/operations.js';
+import { runScript } from '../lib/testing/run-script.js';
+import { postJson } from './http.js';
+
+export interface Credentials {
+  api_key: string;
+  api_key_secret: string;
+}
+
+/** Creates what the public API cannot: keys and groups. */
+export interface Provisioner {
+  createKey(permissions: Permission[]): Promise<Credentials>;
+  revokeKey(apiKey: string): Promise<void>;
+  createGroup(name: string): Promise<Group>;
+  deleteGroup(groupId: string): Promise<void>;
+}
+
+type Group = components['schemas']['Group'];
+
+export type Fault = 'internal' | 'unavailable';
+
+/** Makes the next call of one operation fail the way a broken database or a bug would. */
+export interface FaultSwitch {
+  arm(operationId: OperationId, fault: Fault): void;
+}
+
+export interface GateTarget {
+  /** One line for the report: what was checked. */
+  description: string;
+  baseUrl: string;
+  /** A key with every permission. */
+  admin: Credentials;
+  provisioner: Provisioner | undefined;
+  faults: FaultSwitch | undefined;
+  /** Whether the service believes X-Forwarded-For from the gate, so the throttle can be tripped for a made-up address. */
+  trustsForwardedFor: boolean;
+  /** The app's routing table as `method path`, when the gate runs the app itself. */
+  routes?: () => string[];
+  /** A digest of everything stored that the gate can see; equal digests mean nothing changed. */
+  snapshot(): Promise<string>;
+  /** The service's log, when the gate runs it (to show with a failure). */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** A digest of what the gate could see: equal digests mean nothing changed. */
+export const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+export interface DeploymentOptions {
+  baseUrl: string;
+  admin: Credentials;
+  /** The deployment's database, for the admin CLI; without it, what needs a new key or group is not checked. */
+  databaseUrl?: string;
+}
+
+/** The admin CLI, run against the deployment's database. */
+function adminCliProvisioner(databaseUrl: string): Provisioner {
+  const admin = async (...args: string[]) => {
+    const run = await runScript('server/admin/cli.ts', args, { DATABASE_URL: databaseUrl });
+    if (run.code !== 0) throw new Error(`npm run admin -- ${args[0]} failed: ${run.stderr.trim()}`);
+    return JSON.parse(run.stdout);
+  };
+  return {
+    async createKey(permissions) {
+      const key = await admin('create-key', '--name', 'contract gate', '--permissions', permissions.length ? permissions.join(',') : 'none');
+      return { api_key: key.api_key, api_key_secret: key.api_key_secret };
+    },
+    // `--`: ids issued before keys stopped starting with `-` would read as options.
+    revokeKey: async (apiKey) => void (await admin('revoke-key', '--', apiKey)),
+    createGroup: (name) => admin('create-group', '--name', name),
+    deleteGroup: async (groupId) => void (await admin('delete-group', groupId)),
+  };
+}
+
+/** A running deployment: the gate sees only what the API shows. */
+export async function connectDeployment({ baseUrl, admin, databaseUrl }: DeploymentOptions): Promise<GateTarget> {
+  const url = baseUrl.replace(/\/+$/, '');
+  const checked = await postJson(url, '/api/public/validate_credentials', admin);
+  if (checked.status === 429) {
+    throw new Error(`${url} is throttling this address after failed credential checks (each run of the gate makes 9); wait ${checked.headers.get('retry-after') ?? 'a few'} seconds`);
+  }
+  if (checked.status !== 200) throw new Error(`the key in WORKSPACE_API_KEY does not work at ${url}: ${checked.status} ${checked.text.slice(0, 200)}`);
+  const missing = PERMISSIONS.filter((permission) => !(checked.body as { permissions: string[] }).permissions.includes(permission));
+  if (missing.length > 0) throw new Error(`the key in WORKSPACE_API_KEY lacks ${missing.join(', ')}; the gate needs every permission`);
+
+  const call = async (operation: string, fields: Record<string, unknown>) => {
+    const answer = await postJson(url, `/api/public/${operation}`, { ...admin, ...fields });
+    if (answer.status !== 200) throw new Error(`${operation} failed while taking a snapshot: ${answer.status}`);
+    return answer.body as Record<string, any>;
+  };
+  return {
+    description: `the deployment at ${url}${databaseUrl ? ', with its database for the admin CLI' : ''}`,
+    baseUrl: url,
+    admin,
+    provisioner: databaseUrl ? adminCliProvisioner(databaseUrl) : undefined,
+    faults: undefined,
+    trustsForwardedFor: false,
+    async snapshot() {
+      const users: unknown[] = [];
+      let cursor: string | null | undefined;
+      do {
+        const answer = await call('get_users', { ...(cursor ? { cursor } : { sort_by: 'created' }), page_size: 500 });
+        users.push(...answer.users);
+        cursor = answer.next_cursor;
+      } while (cursor);
+      return digest([users, (await call('get_groups', {})).groups]);
+    },
+    logs: () => '',
+    async close() {},
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The workspace contract's operations as the server routes, validates and
+ * authorises them, and as the gate checks them: so that openapi/ stays the
+ * single source of truth.
+ */
+import type { components, operations } from '../../generated/workspace/types.js';
+import { readContract, resolveReference, type OpenApiDocument } from './document.js';
+
+export type OperationId = keyof operations;
+export type Permission = components['schemas']['Permission'];
+/** What an operation's `x-permission` may say: no credentials, any valid key, or one permission. */
+export type RequiredPermission = 'none' | 'authenticated' | Permission;
+
+export interface ContractOperation {
+  operationId: OperationId;
+  method: 'get' | 'head' | 'post';
+  /** The path as the contract writes it, e.g. `/api/public/update_user`. */
+  path: string;
+  permission: RequiredPermission;
+  /** Whether the request may carry `target_user.password`, which the password policy governs. */
+  takesPassword: boolean;
+  /** The query parameters the operation declares (none, so far). */
+  queryParameters: string[];
+  /** Body fields that must not come together (the body schema's `not: {required: [...]}`), e.g. page and cursor. */
+  exclusiveFields: string[];
+}
+
+/** The bundled workspace contract itself, as served at /openapi.json. */
+export const WORKSPACE_DOCUMENT: Readonly<OpenApiDocument> = readContract('workspace');
+
+const schemas = WORKSPACE_DOCUMENT.components.schemas as Record<string, OpenApiDocument>;
+
+/** What an API key id may look like (the ApiKey schema's pattern), for ids that arrive where the validator does not look. */
+export const API_KEY_PATTERN = new RegExp(schemas.ApiKey!.pattern as string);
+
+/** Every permission a key can hold, in the contract's order. */
+export const PERMISSIONS: readonly Permission[] = schemas.Permission!.enum;
+
+/** The largest request body the service reads (the PayloadTooLarge response's `x-body-limit-bytes`). */
+export const BODY_LIMIT_BYTES: number = WORKSPACE_DOCUMENT.components.responses.PayloadTooLarge['x-body-limit-bytes'];
+
+function requiredPermission(operationId: string, value: unknown): RequiredPermission {
+  if (value === 'none' || value === 'authenticated' || PERMISSIONS.includes(value as Permission)) {
+    return value as RequiredPermission;
+  }
+  throw new Error(`operation ${operationId} has no valid x-permission (found ${JSON.stringify(value)})`);
+}
+
+const resolve = (value: unknown) => resolveReference<OpenApiDocument>(WORKSPACE_DOCUMENT, value as OpenApiDocument | undefined);
+
+function takesPassword(operation: OpenApiDocument): boolean {
+  const body = resolve(operation.requestBody?.content['application/json']?.schema);
+  return resolve(resolve(body?.properties?.target_user)?.properties?.password) !== undefined;
+}
+
+function exclusiveFields(operation: OpenApiDocument): string[] {
+  return resolve(operation.requestBody?.content['application/json']?.schema)?.not?.required ?? [];
+}
+
+/** Every operation the contract declares, in the contract's order. */
+export const OPERATIONS: readonly ContractOperation[] = Object.entries(WORKSPACE_DOCUMENT.paths as Record<string, OpenApiDocument>).flatMap(
+  ([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => method === 'get' || method === 'head' || method === 'post')
+      .map(([method, operation]) => ({
+        operationId: operation.operationId as OperationId,
+        method: method as ContractOperation['method'],
+        path,
+        permission: requiredPermission(String(operation.operationId), operation['x-permission']),
+        takesPassword: takesPassword(operation),
+        queryParameters: ((operation.parameters ?? []) as { in: string; name: string }[])
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => parameter.name),
+        exclusiveFields: exclusiveFields(operation),
+      })),
+);

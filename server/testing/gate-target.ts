@@ -1,0 +1,116 @@
+/**
+ * The contract gate's own service: the real app in this process on a fresh
+ * database (SQLite, or PostgreSQL under scripts/with-postgres.ts), response
+ * validation on, with what only its own service allows (injected faults, a
+ * trusted X-Forwarded-For, a digest of every row). The gate loads this module
+ * only when it is given no --base-url.
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { BODY_LIMIT_BYTES, PERMISSIONS, type OperationId } from '../../lib/contract/operations.js';
+import { digest, type Fault, type GateTarget, type Provisioner } from '../../gate/target.js';
+import { createApp } from '../app.js';
+import { issueApiKey } from '../auth/api-keys.js';
+import { createHandlers } from '../handlers/index.js';
+import type { Handlers, JsonOperationId } from '../handlers/types.js';
+import { createHttpServer } from '../http/lifecycle.js';
+import { createLogger } from '../logger.js';
+import { inspectStore } from '../store/inspection.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/repositories.js';
+import { appRoutes } from './app-routes.js';
+import { createTestDatabase } from './database.js';
+
+export interface OwnTargetOptions {
+  /** Replaces handlers with broken ones: the self-test's deliberately wrong variants. */
+  breakHandlers?: (handlers: Handlers) => Handlers;
+  /** The server's own response validation; on unless a self-test turns it off. */
+  validateResponses?: boolean;
+}
+
+/** The real app in this process, on a fresh database (SQLite, or PostgreSQL under scripts/with-postgres.ts). */
+export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<GateTarget> {
+  const database = await createTestDatabase();
+  const store = await openStore(database.url);
+  const armed = new Map<OperationId, Fault>();
+  const take = (operationId: OperationId, fault: Fault) => {
+    const hit = armed.get(operationId) === fault;
+    if (hit) armed.delete(operationId);
+    return hit;
+  };
+
+  // The store, but for a ping that fails when armed.
+  const faultyStore: Store = {
+    ...store,
+    async ping() {
+      if (take('getHealth', 'unavailable')) throw new Error('injected fault: the database does not answer');
+      return store.ping();
+    },
+  };
+  const real = createHandlers({ store: faultyStore });
+  const chosen = options.breakHandlers ? options.breakHandlers(real) : real;
+  const handlers = Object.fromEntries(
+    Object.entries(chosen).map(([operationId, handler]) => [
+      operationId,
+      async (body: never, context: never) => {
+        if (take(operationId as JsonOperationId, 'internal')) throw new Error('injected fault: a bug in the handler');
+        return (handler as (body: never, context: never) => Promise<unknown>)(body, context);
+      },
+    ]),
+  ) as unknown as Handlers;
+
+  let logText = '';
+  const app = createApp({
+    store: faultyStore,
+    handlers,
+    // Every line, at info: the hostile corpus looks in all of them for the secrets it sent.
+    logger: createLogger('info', new Writable({ write: (chunk, _encoding, done) => ((logText += chunk), done()) })),
+    validateResponses: options.validateResponses ?? true,
+    // The production throttle, but believing X-Forwarded-For from loopback:
+    // the gate trips it for made-up addresses and never for its own.
+    authThrottle: { maxFailures: 10, windowSeconds: 300 },
+    trustProxy: 'loopback',
+  });
+  // The HTTP server main.ts runs: its limits, and its answers to malformed HTTP.
+  const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+
+  const provisioner: Provisioner = {
+    async createKey(permissions) {
+      const issued = issueApiKey('contract gate', permissions, null);
+      await store.apiKeys.insert(issued.record);
+      return { api_key: issued.record.api_key, api_key_secret: issued.secret };
+    },
+    async revokeKey(apiKey) {
+      await store.apiKeys.revoke(apiKey, new Date().toISOString());
+    },
+    createGroup: (name) => store.groups.create({ group_id: randomBytes(16).toString('hex'), name }),
+    async deleteGroup(groupId) {
+      await store.groups.delete(groupId);
+    },
+  };
+
+  return {
+    description: `its own service on a temporary ${database.url.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} database, response validation ${options.validateResponses === false ? 'off' : 'on'}`,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    admin: await provisioner.createKey([...PERMISSIONS]),
+    provisioner,
+    faults: { arm: (operationId, fault) => armed.set(operationId, fault) },
+    trustsForwardedFor: true,
+    routes: () => appRoutes(app),
+    async snapshot() {
+      // Every row of every table, hashes and all: a rejected request must change none.
+      const inspection = inspectStore(store);
+      return digest(await Promise.all((['users', 'groups', 'user_groups', 'api_keys'] as const).map((table) => inspection.rows(table))));
+    },
+    logs: () => logText,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+      await database.drop();
+    },
+  };
+}
