@@ -62,8 +62,14 @@ describe('the TypeScript SDK against the real service', () => {
     assert.equal(weak.response?.status, 400);
     assert.equal((await sdk.updateUser({ target_user: { user_id: '0'.repeat(32) } })).error?.code, 'user_not_found');
     assert.equal((await sdk.createUser({ target_user: { username: 'ERRORS@example.com' } })).error?.code, 'username_taken');
-    assert.equal((await sdk.addUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: '0'.repeat(32) } })).error?.code, 'group_not_found');
-    assert.equal((await sdk.removeUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: engineering.group_id } })).error?.code, 'not_member');
+    assert.equal(
+      (await sdk.addUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: '0'.repeat(32) } })).error?.code,
+      'group_not_found',
+    );
+    assert.equal(
+      (await sdk.removeUserGroup({ target_user: { user_id: user.user_id }, target_group: { group_id: engineering.group_id } })).error?.code,
+      'not_member',
+    );
     const wrong = await sdk.getGroups({ api_key_secret: 'wrong' });
     assert.equal(wrong.error?.code, 'invalid_credentials');
     assert.equal(wrong.response?.status, 401);
@@ -85,7 +91,8 @@ describe('the TypeScript SDK against the real service', () => {
       },
     });
     const seen: string[] = [];
-    for await (const user of eachUser({ sort_by: 'created', sort_direction: 'desc', page_size: 2 }, { client: counting })) seen.push(user.user_id);
+    for await (const user of eachUser({ sort_by: 'created', sort_direction: 'desc', page_size: 2 }, { client: counting }))
+      seen.push(user.user_id);
     assert.deepEqual(seen, expected);
     assert.equal(requests, Math.ceil(expected.length / 2));
 
@@ -112,7 +119,10 @@ describe('the TypeScript SDK against the real service', () => {
       });
     const byHeader = await recording('basic').getUser({ target_user: { username: 'nobody@example.com' } });
     assert.equal(byHeader.error?.code, 'user_not_found', 'the service took the header');
-    assert.equal(sent[0]!.authorization, `Basic ${Buffer.from(`${service.admin.api_key}:${service.admin.api_key_secret}`).toString('base64')}`);
+    assert.equal(
+      sent[0]!.authorization,
+      `Basic ${Buffer.from(`${service.admin.api_key}:${service.admin.api_key_secret}`).toString('base64')}`,
+    );
     assert.deepEqual(sent[0]!.body, { target_user: { username: 'nobody@example.com' } }, 'no credentials in the body');
     assert.ok((await recording('basic').validateCredentials()).data);
 
@@ -137,7 +147,11 @@ describe('the TypeScript SDK against the real service', () => {
 
   it('reads the base URL and credentials from the environment when not given', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { WORKSPACE_URL: `${service.baseUrl}/`, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret });
+    Object.assign(process.env, {
+      WORKSPACE_URL: `${service.baseUrl}/`,
+      WORKSPACE_API_KEY: service.admin.api_key,
+      WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+    });
     try {
       assert.equal((await createWorkspaceClient().validateCredentials()).data?.api_key, service.admin.api_key);
     } finally {

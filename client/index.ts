@@ -63,19 +63,25 @@ type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
   : S;
 type PathOf<Op extends OperationName> = `/api/public/${SnakeCase<Op>}` & keyof paths;
 
-type RequestBody<Op extends OperationName> = operations[Op]['requestBody'] extends { content: { 'application/json': infer Body } } ? Body : never;
+type RequestBody<Op extends OperationName> = operations[Op]['requestBody'] extends { content: { 'application/json': infer Body } }
+  ? Body
+  : never;
 /** What a call takes: the operation's body, with credentials optional because the client supplies them. */
 export type Params<Op extends OperationName> = Omit<RequestBody<Op>, keyof Credentials> & Partial<Credentials>;
-export type Success<Op extends OperationName> = operations[Op]['responses'][200] extends { content: { 'application/json': infer Body } } ? Body : never;
+export type Success<Op extends OperationName> = operations[Op]['responses'][200] extends { content: { 'application/json': infer Body } }
+  ? Body
+  : never;
 
 export type Result<Op extends OperationName> =
   | { data: Success<Op>; error?: never; response: Response }
   | { data?: never; error: ApiError | ClientFailure; response?: Response };
 
 /** Operations whose body holds nothing but credentials may be called with no argument. */
-type Call<Op extends OperationName> = {} extends Params<Op>
-  ? (params?: Params<Op>, options?: CallOptions) => Promise<Result<Op>>
-  : (params: Params<Op>, options?: CallOptions) => Promise<Result<Op>>;
+type Call<Op extends OperationName> =
+  // biome-ignore lint/complexity/noBannedTypes: `{}` extends Params exactly when Params has no required key.
+  {} extends Params<Op>
+    ? (params?: Params<Op>, options?: CallOptions) => Promise<Result<Op>>
+    : (params: Params<Op>, options?: CallOptions) => Promise<Result<Op>>;
 
 export type WorkspaceClient = { [Op in OperationName]: Call<Op> };
 
@@ -133,7 +139,11 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   const http = createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const credentialsIn = options.credentialsIn ?? 'body';
 
-  async function call<Op extends OperationName>(operation: Op, params: Params<Op> | undefined, callOptions: CallOptions = {}): Promise<Result<Op>> {
+  async function call<Op extends OperationName>(
+    operation: Op,
+    params: Params<Op> | undefined,
+    callOptions: CallOptions = {},
+  ): Promise<Result<Op>> {
     const api_key = params?.api_key ?? defaults.api_key;
     const api_key_secret = params?.api_key_secret ?? defaults.api_key_secret;
     if (!api_key || !api_key_secret) {
@@ -148,10 +158,17 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
     try {
       // One generic call for every operation: the per-operation types are enforced by `Call<Op>` above.
-      const post = http.POST as unknown as (path: string, init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal }) => Promise<Result<Op>>;
+      const post = http.POST as unknown as (
+        path: string,
+        init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal },
+      ) => Promise<Result<Op>>;
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
       if (credentialsIn === 'body') return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, signal });
-      return await post(pathOf(operation), { body: fields, headers: { Authorization: basicAuthorization(api_key, api_key_secret) }, signal });
+      return await post(pathOf(operation), {
+        body: fields,
+        headers: { Authorization: basicAuthorization(api_key, api_key_secret) },
+        signal,
+      });
     } catch (error) {
       return { error: describeFailure(error, baseUrl, timeoutMs, timeout) };
     }
@@ -159,7 +176,10 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
 
   // Object.fromEntries loses the per-key types that `call` keeps; each entry is Call<Op> for its own Op.
   return Object.fromEntries(
-    OPERATION_NAMES.map((operation) => [operation, (params?: Params<typeof operation>, options?: CallOptions) => call(operation, params, options)]),
+    OPERATION_NAMES.map((operation) => [
+      operation,
+      (params?: Params<typeof operation>, options?: CallOptions) => call(operation, params, options),
+    ]),
   ) as unknown as WorkspaceClient;
 }
 
@@ -172,7 +192,8 @@ export function configure(options: WorkspaceClientOptions): void {
 
 const client = (): WorkspaceClient => (shared ??= createWorkspaceClient());
 
-export const validateCredentials: WorkspaceClient['validateCredentials'] = (params, options) => client().validateCredentials(params, options);
+export const validateCredentials: WorkspaceClient['validateCredentials'] = (params, options) =>
+  client().validateCredentials(params, options);
 export const getUsers: WorkspaceClient['getUsers'] = (params, options) => client().getUsers(params, options);
 export const getUser: WorkspaceClient['getUser'] = (params, options) => client().getUser(params, options);
 export const createUser: WorkspaceClient['createUser'] = (params, options) => client().createUser(params, options);

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startPrism, type RunningMock } from '../scripts/mock.js';
 import { freePort } from '../lib/testing/ports.js';
+import { type RunningMock, startPrism } from '../scripts/mock.js';
 import { createWorkspaceClient, type WorkspaceClient } from './index.js';
 
 describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
@@ -22,7 +22,7 @@ describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
   });
   after(() => mock?.stop());
 
-  it('answers every operation with the contract\'s example', async () => {
+  it("answers every operation with the contract's example", async () => {
     assert.equal((await sdk.validateCredentials()).data?.name, 'provisioning');
     assert.equal((await sdk.getUsers()).data?.users[0]?.username, 'alice@example.com');
     assert.equal((await sdk.getUser({ target_user: { user_id } })).data?.user.user_id, user_id);
@@ -37,7 +37,7 @@ describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
     assert.deepEqual((await sdk.removeUserGroup({ target_user: { user_id }, target_group })).data, {});
   });
 
-  it('refuses a weak password with the contract\'s 400 weak_password', async () => {
+  it("refuses a weak password with the contract's 400 weak_password", async () => {
     const result = await sdk.updateUser({ target_user: { user_id, password: 'weak' } });
     assert.equal(result.response?.status, 400);
     assert.equal(result.error?.code, 'weak_password');

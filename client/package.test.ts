@@ -48,7 +48,13 @@ describe('npm pack', { timeout: 300_000 }, () => {
   let shipped: string[] = [];
 
   it('ships the built client, its declarations and the CLI, and no tests', () => {
-    for (const file of ['dist/client/index.js', 'dist/client/index.d.ts', 'dist/client/cli/main.js', 'dist/generated/workspace/types.d.ts', 'package.json']) {
+    for (const file of [
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/client/cli/main.js',
+      'dist/generated/workspace/types.d.ts',
+      'package.json',
+    ]) {
       assert.ok(shipped.includes(file), `${file} is not in the package`);
     }
     assert.deepEqual(
@@ -62,13 +68,25 @@ describe('npm pack', { timeout: 300_000 }, () => {
     await writeFile(
       join(scratch, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, outDir: 'out', types: ['node'], lib: ['ES2023', 'DOM'] },
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          outDir: 'out',
+          types: ['node'],
+          lib: ['ES2023', 'DOM'],
+        },
         include: ['main.ts'],
       }),
     );
     await writeFile(join(scratch, 'main.ts'), CONSUMER);
     // --ignore-scripts: the client needs none of the server's native modules; the npm cache keeps it quick.
-    await npm(['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball, 'typescript@5.9', '@types/node@20'], scratch);
+    await npm(
+      ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball, 'typescript@5.9', '@types/node@20'],
+      scratch,
+    );
     await run(join(scratch, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: scratch });
 
     const env = { ...process.env, WORKSPACE_URL: service.baseUrl, KEY: service.admin.api_key, SECRET: service.admin.api_key_secret };
@@ -77,7 +95,12 @@ describe('npm pack', { timeout: 300_000 }, () => {
 
     const cli = await run(join(scratch, 'node_modules/.bin/workspace-users'), ['get', 'packed@example.com', '--json'], {
       cwd: scratch,
-      env: { ...process.env, WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret },
+      env: {
+        ...process.env,
+        WORKSPACE_URL: service.baseUrl,
+        WORKSPACE_API_KEY: service.admin.api_key,
+        WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+      },
     });
     assert.equal(JSON.parse(cli.stdout).first_name, 'Packed');
   });

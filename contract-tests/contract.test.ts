@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parse } from 'yaml';
-import { createApp } from '../server/app.js';
 import { readContract, resolveReference } from '../lib/contract/document.js';
 import { OPERATIONS, PERMISSIONS } from '../lib/contract/operations.js';
+import { createApp } from '../server/app.js';
 import { createHandlers } from '../server/handlers/index.js';
 import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
@@ -51,7 +49,12 @@ describe('the contract as the server reads it', () => {
   it('gives every operation a handler, and no handler lacks an operation', () => {
     const handlers = [...Object.keys(createHandlers({ store: {} as Store })), ...Object.keys(documentationHandlers)];
     // A HEAD operation is served by its GET's handler (app.ts).
-    assert.deepEqual(handlers.sort(), OPERATIONS.filter((operation) => operation.method !== 'head').map((operation) => operation.operationId).sort());
+    assert.deepEqual(
+      handlers.sort(),
+      OPERATIONS.filter((operation) => operation.method !== 'head')
+        .map((operation) => operation.operationId)
+        .sort(),
+    );
   });
 
   it('names the permissions of DESIGN.md, and each operation the one DESIGN.md gives it', () => {

@@ -31,9 +31,16 @@ describe('the generated Python SDK', () => {
       },
     });
     const { operations } = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    assert.deepEqual(
-      [...operations].sort(),
-      ['addUserGroup', 'createUser', 'deleteUser', 'getGroups', 'getUser', 'getUsers', 'removeUserGroup', 'updateUser', 'validateCredentials'],
-    );
+    assert.deepEqual([...operations].sort(), [
+      'addUserGroup',
+      'createUser',
+      'deleteUser',
+      'getGroups',
+      'getUser',
+      'getUsers',
+      'removeUserGroup',
+      'updateUser',
+      'validateCredentials',
+    ]);
   });
 });

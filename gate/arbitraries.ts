@@ -38,7 +38,13 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
     // fast-check cannot generate from lookaheads (the password policy): draw
     // text of the right length and keep what matches, which most long text does.
     return fc
-      .tuple(anyText({ minLength, maxLength }), fc.constantFrom('A', 'Ä'), fc.constantFrom('z', 'ß'), fc.constantFrom('7', '0'), fc.constantFrom('!', ' ', '€'))
+      .tuple(
+        anyText({ minLength, maxLength }),
+        fc.constantFrom('A', 'Ä'),
+        fc.constantFrom('z', 'ß'),
+        fc.constantFrom('7', '0'),
+        fc.constantFrom('!', ' ', '€'),
+      )
       .map(([text, ...required]) => [...required, ...text].join(''))
       .filter((text) => fits(text) && pattern.test(text));
   }
@@ -92,22 +98,48 @@ function otherTypes(...types: string[]): fc.Arbitrary<Json> {
     object: fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
   };
   if (types.includes('integer')) types.push('number');
-  return fc.oneof(...Object.entries(all).filter(([type]) => !types.includes(type)).map(([, arbitrary]) => arbitrary));
+  return fc.oneof(
+    ...Object.entries(all)
+      .filter(([type]) => !types.includes(type))
+      .map(([, arbitrary]) => arbitrary),
+  );
+}
+
+/** Sets `object[name]` to a value as the arbitrary draws it: that is how a breakage is applied. */
+function assignTo(object: Record<string, Json>, name: string): (value: Json) => undefined {
+  return (value) => {
+    object[name] = value;
+    return undefined;
+  };
 }
 
 function propertyBreakages(name: string, property: Schema, at: string[]): Breakage[] {
   const set = (describe: string, value: fc.Arbitrary<Json>): Breakage => ({
     at,
     describe: `${[...at, name].join('.')}: ${describe}`,
-    apply: (object) => value.map((broken) => void (object[name] = broken)),
+    apply: (object) => value.map(assignTo(object, name)),
   });
   const breakages = [set('a value of the wrong type', otherTypes(property.type))];
-  if (property.enum) breakages.push(set('a value outside the enum', fc.string({ maxLength: 12 }).filter((text) => !property.enum.includes(text))));
-  if (property.maxLength !== undefined) breakages.push(set('too long', fc.string({ minLength: property.maxLength + 1, maxLength: property.maxLength + 20, unit: 'grapheme-ascii' })));
+  if (property.enum)
+    breakages.push(
+      set(
+        'a value outside the enum',
+        fc.string({ maxLength: 12 }).filter((text) => !property.enum.includes(text)),
+      ),
+    );
+  if (property.maxLength !== undefined)
+    breakages.push(
+      set('too long', fc.string({ minLength: property.maxLength + 1, maxLength: property.maxLength + 20, unit: 'grapheme-ascii' })),
+    );
   if (property.minLength) breakages.push(set('too short', fc.string({ maxLength: property.minLength - 1 })));
   if (property.pattern) {
     const pattern = new RegExp(property.pattern, 'u');
-    breakages.push(set('not matching the pattern', anyText({ maxLength: Math.min(property.maxLength ?? 40, 40) }).filter((text) => !pattern.test(text))));
+    breakages.push(
+      set(
+        'not matching the pattern',
+        anyText({ maxLength: Math.min(property.maxLength ?? 40, 40) }).filter((text) => !pattern.test(text)),
+      ),
+    );
   }
   if (property.minimum !== undefined) breakages.push(set('below the minimum', fc.integer({ min: -(2 ** 40), max: property.minimum - 1 })));
   if (property.maximum !== undefined) breakages.push(set('above the maximum', fc.integer({ min: property.maximum + 1, max: 2 ** 40 })));
@@ -130,8 +162,11 @@ function breakages(schema: Schema, at: string[] = []): Breakage[] {
       describe: `${at.join('.') || 'body'}: an unknown property`,
       apply: (object) =>
         fc
-          .tuple(fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !known.includes(name)), fc.jsonValue({ maxDepth: 1 }))
-          .map(([name, value]) => void (object[name] = value as Json)),
+          .tuple(
+            fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !known.includes(name)),
+            fc.jsonValue({ maxDepth: 1 }),
+          )
+          .map(([name, value]) => assignTo(object, name)(value as Json)),
     });
   }
   for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) {

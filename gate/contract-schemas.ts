@@ -10,7 +10,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { resolveReference } from '../lib/contract/document.js';
-import { OPERATIONS, WORKSPACE_DOCUMENT, type ContractOperation, type OperationId } from '../lib/contract/operations.js';
+import { type ContractOperation, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -58,9 +58,12 @@ function rebase<T>(value: T): T {
   if (Array.isArray(value)) return value.map(rebase) as T;
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' && inner.startsWith(LOCAL_SCHEMA_REF)
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' && inner.startsWith(LOCAL_SCHEMA_REF)
         ? `${DOCUMENT_ID}#/$defs/${inner.slice(LOCAL_SCHEMA_REF.length)}`
-        : rebase(inner),]),
+        : rebase(inner),
+    ]),
   ) as T;
 }
 
@@ -105,7 +108,9 @@ function describe(operation: ContractOperation): OperationContract {
     return { status: Number(status), mediaType, schema: media.schema };
   });
   const servedBy =
-    operation.method === 'head' ? OPERATIONS.find((other) => other.method === 'get' && other.path === operation.path)!.operationId : operation.operationId;
+    operation.method === 'head'
+      ? OPERATIONS.find((other) => other.method === 'get' && other.path === operation.path)!.operationId
+      : operation.operationId;
   const httpMethod = operation.method.toUpperCase() as OperationContract['httpMethod'];
   return { ...operation, httpMethod, servedBy, requestSchema: object.requestBody?.content['application/json']?.schema, responses };
 }
@@ -121,7 +126,10 @@ export function operationContract(operationId: OperationId): OperationContract {
 
 /** Ajv's errors as one line each: `/user/created must be string`. */
 function describeErrors(validate: ValidateFunction): string[] {
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message}${error.keyword === 'additionalProperties' ? `: ${error.params.additionalProperty}` : ''}`);
+  return (validate.errors ?? []).map(
+    (error) =>
+      `${error.instancePath || '(body)'} ${error.message}${error.keyword === 'additionalProperties' ? `: ${error.params.additionalProperty}` : ''}`,
+  );
 }
 
 /** What is wrong with a request body, or [] when the contract accepts it. */
@@ -151,7 +159,8 @@ export function responseViolations(operation: OperationContract, response: Obser
   // A response declared without content (every HEAD answer) must come without a body.
   if (declared.mediaType === '') return response.body === '' ? [] : ['a body, where the contract declares none'];
   const mediaType = (response.contentType ?? '').split(';')[0]!.trim();
-  if (mediaType !== declared.mediaType) return [`Content-Type ${response.contentType ?? '(none)'} is not the declared ${declared.mediaType}`];
+  if (mediaType !== declared.mediaType)
+    return [`Content-Type ${response.contentType ?? '(none)'} is not the declared ${declared.mediaType}`];
   if (!declared.schema) return [];
   if (declared.mediaType === 'application/json' && typeof response.body === 'string') return ['the body is not JSON'];
   const validate = validatorFor(declared.schema);

@@ -9,15 +9,16 @@
  * the service give that status, drop Dredd's example-based body comparison, and
  * check every answer against the contract's schema with Ajv instead.
  */
+
+import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { OperationId } from '../lib/contract/operations.js';
-import { CONTRACT_OPERATIONS, responseViolations, type OperationContract } from './contract-schemas.js';
+import { CONTRACT_OPERATIONS, type OperationContract, responseViolations } from './contract-schemas.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
 import { recipeFor } from './recipes.js';
 import type { CheckResult } from './report.js';
@@ -64,7 +65,9 @@ interface DreddTest {
 }
 
 interface DreddInstance {
-  run(callback: (error: Error | null, stats: { tests: number; failures: number; errors: number; passes: number; skipped: number }) => void): void;
+  run(
+    callback: (error: Error | null, stats: { tests: number; failures: number; errors: number; passes: number; skipped: number }) => void,
+  ): void;
 }
 
 type DreddConstructor = new (config: Record<string, unknown>) => DreddInstance;
@@ -132,8 +135,13 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
         } catch {
           // Not JSON: responseViolations says so where JSON is declared.
         }
-        if (operation.operationId === 'createUser' && real.statusCode === 200) fixtures.track((body as { user: { user_id: string } }).user.user_id);
-        const violations = responseViolations(operation, { status: real.statusCode, contentType: real.headers['content-type'] ?? null, body });
+        if (operation.operationId === 'createUser' && real.statusCode === 200)
+          fixtures.track((body as { user: { user_id: string } }).user.user_id);
+        const violations = responseViolations(operation, {
+          status: real.statusCode,
+          contentType: real.headers['content-type'] ?? null,
+          body,
+        });
         if (violations.length > 0) transaction.fail = violations.join('; ');
       }
       done();
@@ -148,7 +156,14 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
 
   const Dredd = require('dredd') as DreddConstructor;
   const directory = await mkdtemp(join(tmpdir(), 'workspace-dredd-'));
-  const dredd = new Dredd({ endpoint: target.baseUrl, path: [await contractWithoutHead(directory)], hookfiles: [HOOK_BRIDGE], emitter, color: false, loglevel: 'silent' });
+  const dredd = new Dredd({
+    endpoint: target.baseUrl,
+    path: [await contractWithoutHead(directory)],
+    hookfiles: [HOOK_BRIDGE],
+    emitter,
+    color: false,
+    loglevel: 'silent',
+  });
   try {
     const stats = await new Promise<{ tests: number; skipped: number; errors: number }>((resolve, reject) =>
       dredd.run((error, result) => (error ? reject(error) : resolve(result))),
@@ -157,7 +172,8 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
     // responses it considers equal, and a merged one would go unchecked.
     for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
       for (const { status } of operation.responses) {
-        if (!seen.has(keyOf(operation.operationId, status))) failures.push(`${operation.operationId} ${status}: Dredd made no transaction for this declared status`);
+        if (!seen.has(keyOf(operation.operationId, status)))
+          failures.push(`${operation.operationId} ${status}: Dredd made no transaction for this declared status`);
       }
     }
     return {

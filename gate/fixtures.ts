@@ -4,8 +4,8 @@
  * the API or the target's provisioner, and removed again by cleanup().
  */
 import { randomBytes } from 'node:crypto';
-import type { OperationId } from '../lib/contract/operations.js';
 import type { components } from '../generated/workspace/types.js';
+import type { OperationId } from '../lib/contract/operations.js';
 import { postJson } from './http.js';
 import type { Credentials, Fault, GateTarget } from './target.js';
 
@@ -64,7 +64,9 @@ export class Fixtures {
   }
 
   async user(): Promise<User> {
-    const { user } = await this.call('create_user', { target_user: { username: this.username(), first_name: 'Gate', last_name: 'Fixture' } });
+    const { user } = await this.call('create_user', {
+      target_user: { username: this.username(), first_name: 'Gate', last_name: 'Fixture' },
+    });
     this.track(user.user_id);
     return user;
   }
@@ -84,7 +86,8 @@ export class Fixtures {
     }
     const { groups } = await this.call('get_groups', {});
     this.#group = (groups as Group[]).find((group) => !group.is_system);
-    if (!this.#group) throw new NotAvailable('the deployment has no group besides "All Users", and without its DATABASE_URL the gate cannot create one');
+    if (!this.#group)
+      throw new NotAvailable('the deployment has no group besides "All Users", and without its DATABASE_URL the gate cannot create one');
     return this.#group;
   }
 
@@ -97,7 +100,8 @@ export class Fixtures {
   /** A valid key with no permissions (it can only check itself). */
   async limitedKey(): Promise<Credentials> {
     if (this.#limitedKey) return this.#limitedKey;
-    if (!this.#target.provisioner) throw new NotAvailable('a key without permissions needs the admin CLI: give the deployment\'s DATABASE_URL');
+    if (!this.#target.provisioner)
+      throw new NotAvailable("a key without permissions needs the admin CLI: give the deployment's DATABASE_URL");
     this.#limitedKey = await this.#target.provisioner.createKey([]);
     return this.#limitedKey;
   }
@@ -127,7 +131,8 @@ export class Fixtures {
   }
 
   arm(operationId: OperationId, fault: Fault): void {
-    if (!this.#target.faults) throw new NotAvailable(`a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's own service takes`);
+    if (!this.#target.faults)
+      throw new NotAvailable(`a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's own service takes`);
     this.#target.faults.arm(operationId, fault);
   }
 

@@ -10,10 +10,10 @@
  * its contract.
  */
 import fc from 'fast-check';
-import { invalidValue, validValue, type InvalidValue, type Overrides } from './arbitraries.js';
-import { CONTRACT_OPERATIONS, requestViolations, responseViolations, type OperationContract } from './contract-schemas.js';
+import { type InvalidValue, invalidValue, type Overrides, validValue } from './arbitraries.js';
+import { CONTRACT_OPERATIONS, type OperationContract, requestViolations, responseViolations } from './contract-schemas.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
-import { send, type Answer, type RawRequest } from './http.js';
+import { type Answer, type RawRequest, send } from './http.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
 
@@ -46,32 +46,48 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
     if (!(error instanceof NotAvailable)) throw error;
     if (!notChecked.length) notChecked.push(`group membership requests that succeed: ${error.message}`);
   }
-  const mixedWith = (real: string[], weight = 3) => (fromSchema: fc.Arbitrary<unknown>) =>
-    fc.oneof({ arbitrary: fc.constantFrom(...real), weight }, { arbitrary: fromSchema, weight: 1 }) as fc.Arbitrary<never>;
+  const mixedWith =
+    (real: string[], weight = 3) =>
+    (fromSchema: fc.Arbitrary<unknown>) =>
+      fc.oneof({ arbitrary: fc.constantFrom(...real), weight }, { arbitrary: fromSchema, weight: 1 }) as fc.Arbitrary<never>;
   const overrides: Overrides = {
     user_id: mixedWith(users.map((user) => user.user_id)),
     group_id: mixedWith(groups.map((group) => group.group_id)),
-    username: mixedWith(users.map((user) => user.username), 1),
+    username: mixedWith(
+      users.map((user) => user.username),
+      1,
+    ),
     api_key: () => fc.constant(target.admin.api_key),
     api_key_secret: () => fc.constant(target.admin.api_key_secret),
   };
   if (target.trustsForwardedFor) {
     // Wrong credentials too, now and then; each from a made-up client, so the
     // throttle counts them against no one real (a 429 is declared, so allowed).
-    overrides.api_key = (fromSchema) => fc.oneof({ arbitrary: fc.constant(target.admin.api_key), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
-    overrides.api_key_secret = (fromSchema) => fc.oneof({ arbitrary: fc.constant(target.admin.api_key_secret), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
+    overrides.api_key = (fromSchema) =>
+      fc.oneof({ arbitrary: fc.constant(target.admin.api_key), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
+    overrides.api_key_secret = (fromSchema) =>
+      fc.oneof({ arbitrary: fc.constant(target.admin.api_key_secret), weight: 9 }, { arbitrary: fromSchema, weight: 1 });
   }
   return overrides;
 }
 
 function requestFor(operation: OperationContract, body: unknown, raw: string | undefined, headers: Record<string, string>): RawRequest {
   if (operation.method !== 'post') return { method: operation.httpMethod, path: operation.path, headers };
-  return { method: 'POST', path: operation.path, headers: { 'Content-Type': 'application/json', ...headers }, body: raw ?? JSON.stringify(body) };
+  return {
+    method: 'POST',
+    path: operation.path,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: raw ?? JSON.stringify(body),
+  };
 }
 
 /** What the service logged about its last failure, when the gate runs it: the cause of a 5xx, for the report. */
 function serviceError(target: GateTarget): string {
-  const line = target.logs().trim().split('\n').findLast((entry) => entry.includes('"level":50'));
+  const line = target
+    .logs()
+    .trim()
+    .split('\n')
+    .findLast((entry) => entry.includes('"level":50'));
   if (!line) return '';
   try {
     const { err, msg } = JSON.parse(line) as { err?: { type?: string; message?: string; stack?: string }; msg?: string };
@@ -110,11 +126,13 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
     tally.set(answer.status, (tally.get(answer.status) ?? 0) + 1);
     seen.set(`${operation.operationId} ${valid ? 'valid' : 'invalid'}`, tally);
     // Users the fuzz creates are the gate's to delete at the end.
-    if (operation.operationId === 'createUser' && answer.status === 200) fixtures.track((answer.body as { user: { user_id: string } }).user.user_id);
+    if (operation.operationId === 'createUser' && answer.status === 200)
+      fixtures.track((answer.body as { user: { user_id: string } }).user.user_id);
     const problems = responseViolations(operation, answer);
     if (answer.status >= 500) problems.unshift(`answered ${answer.status}${serviceError(target)}`);
     const code = (answer.body as { code?: string } | undefined)?.code;
-    if (valid && answer.status === 400 && code === 'invalid_request') problems.push('a request the contract accepts was refused as invalid_request');
+    if (valid && answer.status === 400 && code === 'invalid_request')
+      problems.push('a request the contract accepts was refused as invalid_request');
     if (!valid && answer.status !== 400) problems.push(`a request the contract refuses got ${answer.status}, not 400`);
     if (answer.status !== 200) {
       const now = await target.snapshot();
@@ -130,7 +148,9 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
     const details = await fc.check(property, { seed, numRuns: options.runs, endOnFailure: true });
     if (details.failed) {
       const reproduce = `FUZZ_SEED=${options.seed} (this check: seed ${seed}, path ${details.counterexamplePath})`;
-      failures.push(`${operation.operationId}, ${label}: ${(details.errorInstance as Error | undefined)?.message ?? 'failed'} — reproduce with ${reproduce}`);
+      failures.push(
+        `${operation.operationId}, ${label}: ${(details.errorInstance as Error | undefined)?.message ?? 'failed'} — reproduce with ${reproduce}`,
+      );
     }
   }
 
@@ -145,7 +165,14 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
       };
 
       if (!operation.requestSchema) {
-        await check(operation, 'valid requests', fc.asyncProperty(fc.constant(null), async () => fail(await exchange(operation, requestFor(operation, null, undefined, {}), true), operation.path)), seed);
+        await check(
+          operation,
+          'valid requests',
+          fc.asyncProperty(fc.constant(null), async () =>
+            fail(await exchange(operation, requestFor(operation, null, undefined, {}), true), operation.path),
+          ),
+          seed,
+        );
         await check(
           operation,
           'invalid requests',
@@ -162,7 +189,9 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
       stored = await target.snapshot();
       const schema = operation.requestSchema;
       const valid = validValue(schema, overrides).filter((body) => requestViolations(operation, body).length === 0);
-      const invalid = invalidValue(schema, overrides).filter((candidate: InvalidValue) => candidate.raw !== undefined || requestViolations(operation, candidate.value).length > 0);
+      const invalid = invalidValue(schema, overrides).filter(
+        (candidate: InvalidValue) => candidate.raw !== undefined || requestViolations(operation, candidate.value).length > 0,
+      );
 
       await check(
         operation,
@@ -176,7 +205,10 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
         operation,
         'invalid requests',
         fc.asyncProperty(invalid, async (candidate) => {
-          fail(await exchange(operation, requestFor(operation, candidate.value, candidate.raw, headers()), false), { broken: candidate.broken, body: candidate.raw ?? candidate.value });
+          fail(await exchange(operation, requestFor(operation, candidate.value, candidate.raw, headers()), false), {
+            broken: candidate.broken,
+            body: candidate.raw ?? candidate.value,
+          });
         }),
         seed + 1_000,
       );
@@ -191,6 +223,12 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
     summary: `${operations} operations, ${requests} requests (${counts.valid} valid, ${counts.invalid} invalid), ${failures.length} failures, seed ${options.seed}, ${options.runs} runs each`,
     failures,
     notChecked,
-    details: [...seen].map(([label, tally]) => `${label}: ${[...tally].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`),
+    details: [...seen].map(
+      ([label, tally]) =>
+        `${label}: ${[...tally]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+    ),
   };
 }

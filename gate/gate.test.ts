@@ -5,17 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runScript } from '../lib/testing/run-script.js';
 import { ApiError } from '../server/errors.js';
 import type { Handlers } from '../server/handlers/types.js';
 import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
+import { type OwnTargetOptions, startOwnTarget } from '../server/testing/gate-target.js';
 import { startServiceProcess } from '../server/testing/process.js';
-import { runScript } from '../lib/testing/run-script.js';
 import { CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { DEFAULT_FUZZ_RUNS } from './fuzz.js';
-import { CHECKS, passed, runGate, type CheckName } from './gate.js';
-import { formatReport, type CheckResult } from './report.js';
-import { startOwnTarget, type OwnTargetOptions } from '../server/testing/gate-target.js';
+import { CHECKS, type CheckName, passed, runGate } from './gate.js';
+import { type CheckResult, formatReport } from './report.js';
 
 async function gate(options: OwnTargetOptions, checks: readonly CheckName[], runs: number): Promise<CheckResult[]> {
   const target = await startOwnTarget(options);
@@ -105,7 +105,10 @@ describe('the contract gate', { timeout: 600_000 }, () => {
   it('goes red when the server validates its responses and turns a broken one into a 500', async () => {
     const { breakHandlers } = variants['a handler returning a wrong type']!;
     const results = await gate({ breakHandlers, validateResponses: true }, ['dredd'], 10);
-    assert.ok(failuresOf(results, 'dredd').some((failure) => /get_user.*got '500'/.test(failure)), formatReport('validating server', results));
+    assert.ok(
+      failuresOf(results, 'dredd').some((failure) => /get_user.*got '500'/.test(failure)),
+      formatReport('validating server', results),
+    );
   });
 });
 
@@ -141,7 +144,10 @@ describe('npm run contract', { timeout: 600_000 }, () => {
   });
 
   it('refuses --base-url without a key, and an unknown check, with exit code 2', async () => {
-    const withoutKey = await runScript('gate/main.ts', ['--base-url', 'http://127.0.0.1:9'], { WORKSPACE_API_KEY: '', WORKSPACE_API_KEY_SECRET: '' });
+    const withoutKey = await runScript('gate/main.ts', ['--base-url', 'http://127.0.0.1:9'], {
+      WORKSPACE_API_KEY: '',
+      WORKSPACE_API_KEY_SECRET: '',
+    });
     assert.equal(withoutKey.code, 2);
     assert.match(withoutKey.stderr, /WORKSPACE_API_KEY/);
     const unknown = await runScript('gate/main.ts', ['--only', 'dredd,vibes'], {});

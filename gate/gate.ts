@@ -3,7 +3,7 @@
  * broken route shows up before the checks that would trip over it.
  */
 import { runDredd } from './dredd.js';
-import { runFuzz, type FuzzOptions } from './fuzz.js';
+import { type FuzzOptions, runFuzz } from './fuzz.js';
 import { runHostileCorpus } from './hostile.js';
 import { runMockParity, runProxyCheck } from './prism-checks.js';
 import type { CheckResult } from './report.js';
@@ -38,7 +38,10 @@ export async function runGate(target: GateTarget, { fuzz, checks = CHECKS }: Gat
     }
     // The gate's own service can be brought to every declared status: there, anything left unchecked is a gap.
     if (target.faults && result.notChecked.length > 0) {
-      result = { ...result, failures: [...result.failures, ...result.notChecked.map((reason) => `left unchecked against the gate's own service: ${reason}`)] };
+      result = {
+        ...result,
+        failures: [...result.failures, ...result.notChecked.map((reason) => `left unchecked against the gate's own service: ${reason}`)],
+      };
     }
     results.push(result);
   }

@@ -27,7 +27,13 @@ const PLANTED = ['Planted-Query-Secret-9f3', 'Planted-Header-Secret-4c1', 'Plant
 
 function post(path: string, body: Buffer | string, headers: Record<string, string | number> = {}): Buffer {
   const payload = typeof body === 'string' ? Buffer.from(body) : body;
-  const head = Object.entries({ Host: 'gate', 'Content-Type': 'application/json', 'Content-Length': payload.length, Connection: 'close', ...headers })
+  const head = Object.entries({
+    Host: 'gate',
+    'Content-Type': 'application/json',
+    'Content-Length': payload.length,
+    Connection: 'close',
+    ...headers,
+  })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   return Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\n${head}\r\n`), payload]);
@@ -47,12 +53,33 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
   const add = (name: string, request: Buffer) => cases.push({ name, request });
 
   // Secrets in the wrong place.
-  add('a password in the query string', post(`/api/public/create_user?password=${querySecret}&api_key_secret=${querySecret}`, createUser('query-secret@example.com')));
-  add('a secret in headers', post('/api/public/get_user', `{${credentials}}`, { Authorization: `Bearer ${headerSecret}`, Cookie: `s=${headerSecret}`, 'X-Api-Key-Secret': headerSecret }));
-  add('a secret in an unknown body field', post('/api/public/create_user', JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com' } })));
+  add(
+    'a password in the query string',
+    post(`/api/public/create_user?password=${querySecret}&api_key_secret=${querySecret}`, createUser('query-secret@example.com')),
+  );
+  add(
+    'a secret in headers',
+    post('/api/public/get_user', `{${credentials}}`, {
+      Authorization: `Bearer ${headerSecret}`,
+      Cookie: `s=${headerSecret}`,
+      'X-Api-Key-Secret': headerSecret,
+    }),
+  );
+  add(
+    'a secret in an unknown body field',
+    post(
+      '/api/public/create_user',
+      JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com' } }),
+    ),
+  );
   if (target.trustsForwardedFor) {
     // From a made-up client, so that the throttle counts it against no one real.
-    add('a wrong secret', post('/api/public/get_groups', JSON.stringify({ api_key, api_key_secret: bodySecret }), { 'X-Forwarded-For': '2001:db8:ffff:ffff::1' }));
+    add(
+      'a wrong secret',
+      post('/api/public/get_groups', JSON.stringify({ api_key, api_key_secret: bodySecret }), {
+        'X-Forwarded-For': '2001:db8:ffff:ffff::1',
+      }),
+    );
   }
 
   // Bodies that cannot be read faithfully.
@@ -60,11 +87,32 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
   add('a deflate body that does not inflate', post('/api/public/create_user', 'not deflated', { 'Content-Encoding': 'deflate' }));
   add('a br body', post('/api/public/create_user', deflateSync('x'), { 'Content-Encoding': 'br' }));
   add('a UTF-16 charset', post('/api/public/get_groups', `{${credentials}}`, { 'Content-Type': 'application/json; charset=utf-16' }));
-  add('bytes that are not UTF-8', post('/api/public/create_user', Buffer.concat([Buffer.from(createUser('bad').slice(0, -6)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')])));
-  add('a surrogate encoded as UTF-8', post('/api/public/create_user', Buffer.concat([Buffer.from(createUser('sur').slice(0, -6)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')])));
+  add(
+    'bytes that are not UTF-8',
+    post(
+      '/api/public/create_user',
+      Buffer.concat([Buffer.from(createUser('bad').slice(0, -6)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}}')]),
+    ),
+  );
+  add(
+    'a surrogate encoded as UTF-8',
+    post(
+      '/api/public/create_user',
+      Buffer.concat([Buffer.from(createUser('sur').slice(0, -6)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]),
+    ),
+  );
   add('an unpaired surrogate escape', post('/api/public/create_user', createUser('lone').replace('lone', 'lone\\ud800')));
-  add('JSON nested 10,000 deep', post('/api/public/create_user', `{${credentials},"target_user":{"username":"deep@example.com","first_name":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`));
-  add('a Content-Length of 10 GB', raw(`POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`));
+  add(
+    'JSON nested 10,000 deep',
+    post(
+      '/api/public/create_user',
+      `{${credentials},"target_user":{"username":"deep@example.com","first_name":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`,
+    ),
+  );
+  add(
+    'a Content-Length of 10 GB',
+    raw(`POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`),
+  );
 
   // Usernames that would impersonate or inject.
   for (const [name, username] of [
@@ -85,10 +133,28 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
 
   // Framing that proxies and servers may read differently.
   const body = createUser('smuggled@example.com');
-  add('two Content-Length headers', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: 4\r\n\r\n${body}`));
-  add('Content-Length with chunked', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`));
-  add('an obfuscated Transfer-Encoding', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n${body}`));
-  add('a space before a header colon', raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Length : ${body.length}\r\n\r\n${body}`));
+  add(
+    'two Content-Length headers',
+    raw(
+      `POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: 4\r\n\r\n${body}`,
+    ),
+  );
+  add(
+    'Content-Length with chunked',
+    raw(
+      `POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ),
+  );
+  add(
+    'an obfuscated Transfer-Encoding',
+    raw(
+      `POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nTransfer-Encoding: xchunked\r\n\r\n${body}`,
+    ),
+  );
+  add(
+    'a space before a header colon',
+    raw(`POST /api/public/create_user HTTP/1.1\r\nHost: gate\r\nContent-Length : ${body.length}\r\n\r\n${body}`),
+  );
   add('no Host header', raw('GET /healthz HTTP/1.1\r\n\r\n'));
   add('a 70 KB header line', raw(`GET /healthz HTTP/1.1\r\nHost: gate\r\nX-Long: ${'a'.repeat(70_000)}\r\n\r\n`));
   return cases;
@@ -99,7 +165,8 @@ function problemsWith(answer: Awaited<ReturnType<typeof rawRequest>>): string[] 
   if (answer.status === 0) return ['no answer'];
   const problems: string[] = [];
   if (answer.status < 400 || answer.status >= 500) problems.push(`answered ${answer.status}, not a 4xx`);
-  if (!/^application\/json/.test(answer.headers['content-type'] ?? '')) problems.push(`answered ${answer.headers['content-type'] ?? 'no content type'}, not JSON`);
+  if (!/^application\/json/.test(answer.headers['content-type'] ?? ''))
+    problems.push(`answered ${answer.headers['content-type'] ?? 'no content type'}, not JSON`);
   try {
     const body = JSON.parse(answer.body) as { error_message?: unknown; code?: unknown };
     if (typeof body.error_message !== 'string' || typeof body.code !== 'string') problems.push('the body is not the error shape');
@@ -132,7 +199,8 @@ export async function runHostileCorpus(target: GateTarget): Promise<CheckResult>
   if (log === '') notChecked.push('the service log (the gate reads it only from a service of its own)');
   const secrets = [...PLANTED, target.admin.api_key_secret];
   for (const secret of secrets) {
-    if (log.includes(secret)) failures.push(`the log holds a secret the corpus sent (${secret === target.admin.api_key_secret ? 'the key secret' : secret})`);
+    if (log.includes(secret))
+      failures.push(`the log holds a secret the corpus sent (${secret === target.admin.api_key_secret ? 'the key secret' : secret})`);
   }
   return {
     name: 'hostile',

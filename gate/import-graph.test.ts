@@ -23,9 +23,17 @@ function importsOf(file: string): Imports {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: Imports = { static: [], dynamic: [] };
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.static.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0]!)) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      ts.isStringLiteral(node.arguments[0]!)
+    ) {
       found.dynamic.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
@@ -65,7 +73,15 @@ describe('the gate against a deployment', () => {
   const graph = staticGraph(project('gate/main.ts'));
 
   it('loads every check, and the contract through lib/contract', () => {
-    for (const file of ['gate/gate.ts', 'gate/dredd.ts', 'gate/fuzz.ts', 'gate/hostile.ts', 'gate/routes.ts', 'gate/prism-checks.ts', 'lib/contract/operations.ts']) {
+    for (const file of [
+      'gate/gate.ts',
+      'gate/dredd.ts',
+      'gate/fuzz.ts',
+      'gate/hostile.ts',
+      'gate/routes.ts',
+      'gate/prism-checks.ts',
+      'lib/contract/operations.ts',
+    ]) {
       assert.ok(graph.has(project(file)), `${file} is not reached from gate/main.ts`);
     }
   });
@@ -79,7 +95,9 @@ describe('the gate against a deployment', () => {
   });
 
   it('reaches its own service only by a dynamic import, in gate/main.ts alone', () => {
-    const dynamic = [...graph.keys()].flatMap((file) => importsOf(file).dynamic.map((specifier) => `${relative(PROJECT_ROOT, file)}: ${specifier}`));
+    const dynamic = [...graph.keys()].flatMap((file) =>
+      importsOf(file).dynamic.map((specifier) => `${relative(PROJECT_ROOT, file)}: ${specifier}`),
+    );
     assert.deepEqual(dynamic, ['gate/main.ts: ../server/testing/gate-target.js']);
   });
 });

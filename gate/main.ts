@@ -9,8 +9,8 @@
  * Exit code 0 when every check passes, 1 when one fails, 2 on a usage error.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { CHECKS, passed, runGate, type CheckName } from './gate.js';
 import { DEFAULT_FUZZ_RUNS, DEFAULT_FUZZ_SEED } from './fuzz.js';
+import { CHECKS, type CheckName, passed, runGate } from './gate.js';
 import { formatReport } from './report.js';
 import { connectDeployment, type GateTarget } from './target.js';
 
@@ -37,10 +37,20 @@ interface Options {
 
 const program = new Command('contract')
   .description('Check that a workspace user API service and its contract agree: routes, Dredd, fuzzing, Prism proxy, mock parity.')
-  .option('--base-url <url>', 'check this running deployment instead of a service of its own (needs WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET)')
+  .option(
+    '--base-url <url>',
+    'check this running deployment instead of a service of its own (needs WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET)',
+  )
   .addOption(new Option('--seed <n>', 'the fuzz seed').env('FUZZ_SEED').default(DEFAULT_FUZZ_SEED).argParser(positiveInteger))
-  .addOption(new Option('--runs <n>', 'valid and invalid fuzz requests per operation').env('FUZZ_RUNS').default(DEFAULT_FUZZ_RUNS).argParser(positiveInteger))
-  .addOption(new Option('--only <checks>', `comma-separated checks to run (${CHECKS.join(', ')})`).default([...CHECKS], 'all').argParser(checkList))
+  .addOption(
+    new Option('--runs <n>', 'valid and invalid fuzz requests per operation')
+      .env('FUZZ_RUNS')
+      .default(DEFAULT_FUZZ_RUNS)
+      .argParser(positiveInteger),
+  )
+  .addOption(
+    new Option('--only <checks>', `comma-separated checks to run (${CHECKS.join(', ')})`).default([...CHECKS], 'all').argParser(checkList),
+  )
   .option('--verbose', 'also print the statuses the fuzz reached')
   .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));

@@ -5,11 +5,12 @@
  * - parity: the SDK's happy path against the Prism mock and against the
  *   target; both must answer every call with a 200 the contract accepts.
  */
-import { startPrism } from '../scripts/mock.js';
+
 import { freePort } from '../lib/testing/ports.js';
+import { startPrism } from '../scripts/mock.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
 import type { CheckResult } from './report.js';
-import { errorPaths, exchangeViolations, happyPath, type Exchange } from './scenario.js';
+import { type Exchange, errorPaths, exchangeViolations, happyPath } from './scenario.js';
 import type { GateTarget } from './target.js';
 
 /** A group the happy path may join and leave, or why there is none. */
@@ -36,7 +37,7 @@ export async function runProxyCheck(target: GateTarget): Promise<CheckResult> {
   const proxy = await startPrism('workspace', await freePort(), '127.0.0.1', 'pipe', target.baseUrl);
   try {
     const groupId = await groupFor(fixtures, notChecked);
-    let limited;
+    let limited: Awaited<ReturnType<Fixtures['limitedKey']>> | undefined;
     try {
       limited = await fixtures.limitedKey();
     } catch (error) {
@@ -80,7 +81,9 @@ export async function runMockParity(target: GateTarget): Promise<CheckResult> {
       ...exchangeViolations(fromTarget).map((problem) => `service: ${problem}`),
       ...expectStatuses('mock', fromMock, HAPPY),
       ...expectStatuses('service', fromTarget, groupId ? HAPPY : fromTarget.map((exchange) => exchange.status)),
-      ...(sequence(fromMock) === sequence(fromTarget) ? [] : [`the calls differ: mock ${sequence(fromMock)}; service ${sequence(fromTarget)}`]),
+      ...(sequence(fromMock) === sequence(fromTarget)
+        ? []
+        : [`the calls differ: mock ${sequence(fromMock)}; service ${sequence(fromTarget)}`]),
     ];
     return {
       name: 'mock parity',

@@ -3,9 +3,10 @@
  * per (operation, status), building a request and the fixtures it needs.
  * Dredd sends these requests; the gate checks the answers.
  */
-import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
+
 import type { OperationId } from '../lib/contract/operations.js';
-import { randomHex, type Fixtures } from './fixtures.js';
+import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
+import { type Fixtures, randomHex } from './fixtures.js';
 
 export interface PreparedRequest {
   /** The JSON body (POST operations). */
@@ -48,7 +49,10 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   getUsers: async (f) => ({ body: { ...f.admin, page: 1, page_size: 10, sort_by: 'created', sort_direction: 'desc' } }),
   getUser: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
   createUser: async (f) => ({
-    body: { ...f.admin, target_user: { username: f.username(), first_name: 'Ada', last_name: 'Lovelace', phone: '555-0100', password: STRONG_PASSWORD } },
+    body: {
+      ...f.admin,
+      target_user: { username: f.username(), first_name: 'Ada', last_name: 'Lovelace', phone: '555-0100', password: STRONG_PASSWORD },
+    },
   }),
   updateUser: async (f) => ({
     body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, first_name: 'Grace', locked: true, password: STRONG_PASSWORD } },
@@ -76,11 +80,16 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
       return SUCCESS[operationId];
     case 400:
       if (isGet) return async () => ({ query: '?unexpected=1' });
-      if (operationId === 'createUser') return async (f) => ({ body: { ...f.admin, target_user: { username: f.username(), password: 'weak' } } });
-      if (operationId === 'updateUser') return async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, password: 'password' } } });
+      if (operationId === 'createUser')
+        return async (f) => ({ body: { ...f.admin, target_user: { username: f.username(), password: 'weak' } } });
+      if (operationId === 'updateUser')
+        return async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, password: 'password' } } });
       return async (f) => ({ body: { ...wellFormed(operationId, f), unexpected: true } });
     case 401:
-      return async (f) => ({ body: { ...wellFormed(operationId, f), api_key_secret: `wrong-${randomHex(8)}` }, headers: f.failureClient() });
+      return async (f) => ({
+        body: { ...wellFormed(operationId, f), api_key_secret: `wrong-${randomHex(8)}` },
+        headers: f.failureClient(),
+      });
     case 403:
       return async (f) => ({ body: { ...wellFormed(operationId, f), ...(await f.limitedKey()) } });
     case 413:
@@ -114,8 +123,12 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
     const [renamed, owner] = await Promise.all([f.user(), f.user()]);
     return { body: { ...f.admin, target_user: { user_id: renamed.user_id, username: owner.username } } };
   },
-  'addUserGroup 404': async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } } }),
-  'removeUserGroup 404': async (f) => ({ body: { ...f.admin, target_user: { user_id: randomHex(16) }, target_group: { group_id: (await f.systemGroup()).group_id } } }),
+  'addUserGroup 404': async (f) => ({
+    body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } },
+  }),
+  'removeUserGroup 404': async (f) => ({
+    body: { ...f.admin, target_user: { user_id: randomHex(16) }, target_group: { group_id: (await f.systemGroup()).group_id } },
+  }),
   // Every user is in the system group: joining it again, or leaving it, conflicts.
   'addUserGroup 409': async (f) => {
     const [user, group] = await Promise.all([f.user(), f.systemGroup()]);
@@ -133,4 +146,3 @@ export function recipeFor(operationId: OperationId, status: number, isGet: boole
   if (!recipe) throw new Error(`the gate has no way to provoke ${status} from ${operationId}: add a recipe in gate/recipes.ts`);
   return recipe;
 }
-

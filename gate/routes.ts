@@ -14,60 +14,99 @@ import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
 
 /** Paths near the real ones that the contract does not describe. */
-const UNDESCRIBED = ['/', '/api', '/api/public', '/api/public/update_users', '/api/private/get_users', '/api/public/get_users/1', '/admin', '/.env', '/openapi.yaml'];
+const UNDESCRIBED = [
+  '/',
+  '/api',
+  '/api/public',
+  '/api/public/update_users',
+  '/api/private/get_users',
+  '/api/public/get_users/1',
+  '/admin',
+  '/.env',
+  '/openapi.yaml',
+];
 
 const isErrorShape = (body: unknown) =>
-  typeof body === 'object' && body !== null && typeof (body as { error_message?: unknown }).error_message === 'string' && typeof (body as { code?: unknown }).code === 'string';
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as { error_message?: unknown }).error_message === 'string' &&
+  typeof (body as { code?: unknown }).code === 'string';
 
 export async function runRouteCoverage(target: GateTarget): Promise<CheckResult> {
   const failures: string[] = [];
   let probes = 0;
   for (const operation of CONTRACT_OPERATIONS) {
     const isPost = operation.method === 'post';
-    const own = await send(target.baseUrl, { method: operation.httpMethod, path: operation.path, headers: { 'Content-Type': 'application/json' }, body: isPost ? '{}' : undefined });
+    const own = await send(target.baseUrl, {
+      method: operation.httpMethod,
+      path: operation.path,
+      headers: { 'Content-Type': 'application/json' },
+      body: isPost ? '{}' : undefined,
+    });
     const other = await send(target.baseUrl, { method: isPost ? 'GET' : 'POST', path: operation.path });
     probes += 2;
     if (own.status === 404) failures.push(`${operation.method.toUpperCase()} ${operation.path} (${operation.operationId}) is not served`);
-    if (other.status !== 405 || !isErrorShape(other.body)) failures.push(`${operation.path} answers the other method with ${other.status}, not a 405 in the error shape`);
+    if (other.status !== 405 || !isErrorShape(other.body))
+      failures.push(`${operation.path} answers the other method with ${other.status}, not a 405 in the error shape`);
   }
   // HEAD wherever GET: declared, and answered with the GET's status and headers and no body.
   for (const get of CONTRACT_OPERATIONS.filter((operation) => operation.method === 'get')) {
     if (!CONTRACT_OPERATIONS.some((operation) => operation.method === 'head' && operation.path === get.path)) {
       failures.push(`the contract declares GET ${get.path} but no HEAD`);
     }
-    const [got, head] = [await send(target.baseUrl, { method: 'GET', path: get.path }), await send(target.baseUrl, { method: 'HEAD', path: get.path })];
+    const [got, head] = [
+      await send(target.baseUrl, { method: 'GET', path: get.path }),
+      await send(target.baseUrl, { method: 'HEAD', path: get.path }),
+    ];
     probes += 2;
     const sameHeaders = ['content-type', 'content-length'].every((name) => got.headers.get(name) === head.headers.get(name));
     if (head.status !== got.status || !sameHeaders || head.text !== '') {
-      failures.push(`HEAD ${get.path} answered ${head.status} (${head.headers.get('content-type')}, ${head.headers.get('content-length')} bytes, body ${head.text.length}) where GET answered ${got.status} (${got.headers.get('content-type')}, ${got.headers.get('content-length')})`);
+      failures.push(
+        `HEAD ${get.path} answered ${head.status} (${head.headers.get('content-type')}, ${head.headers.get('content-length')} bytes, body ${head.text.length}) where GET answered ${got.status} (${got.headers.get('content-type')}, ${got.headers.get('content-length')})`,
+      );
     }
   }
   // One spelling per path: another case, or a trailing slash, is not a route (a proxy's path rule cannot be stepped around).
   for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
     for (const spelling of [operation.path.toUpperCase(), `${operation.path}/`]) {
-      const answer = await send(target.baseUrl, { method: operation.httpMethod as 'GET' | 'POST', path: spelling, headers: { 'Content-Type': 'application/json' }, body: operation.method === 'post' ? '{}' : undefined });
+      const answer = await send(target.baseUrl, {
+        method: operation.httpMethod as 'GET' | 'POST',
+        path: spelling,
+        headers: { 'Content-Type': 'application/json' },
+        body: operation.method === 'post' ? '{}' : undefined,
+      });
       probes++;
-      if (answer.status !== 404 || !isErrorShape(answer.body)) failures.push(`${operation.httpMethod} ${spelling}, another spelling of ${operation.path}, answered ${answer.status}, not a 404`);
+      if (answer.status !== 404 || !isErrorShape(answer.body))
+        failures.push(`${operation.httpMethod} ${spelling}, another spelling of ${operation.path}, answered ${answer.status}, not a 404`);
     }
   }
   for (const path of UNDESCRIBED) {
     for (const method of ['GET', 'HEAD', 'POST'] as const) {
-      const answer = await send(target.baseUrl, { method, path, headers: { 'Content-Type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      const answer = await send(target.baseUrl, {
+        method,
+        path,
+        headers: { 'Content-Type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       probes++;
       // A HEAD answer has no body to be in any shape.
-      if (answer.status !== 404 || (method !== 'HEAD' && !isErrorShape(answer.body))) failures.push(`${method} ${path}, which the contract does not describe, answered ${answer.status}${isErrorShape(answer.body) ? '' : ' outside the error shape'}`);
+      if (answer.status !== 404 || (method !== 'HEAD' && !isErrorShape(answer.body)))
+        failures.push(
+          `${method} ${path}, which the contract does not describe, answered ${answer.status}${isErrorShape(answer.body) ? '' : ' outside the error shape'}`,
+        );
     }
   }
   if (target.routes) {
     const routes = target.routes().sort();
     const described = CONTRACT_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort();
-    for (const route of routes.filter((route) => !described.includes(route))) failures.push(`the app routes ${route}, which the contract does not describe`);
+    for (const route of routes.filter((route) => !described.includes(route)))
+      failures.push(`the app routes ${route}, which the contract does not describe`);
     for (const route of described.filter((route) => !routes.includes(route))) failures.push(`the app has no route for ${route}`);
   }
   return {
     name: 'routes',
     summary: `${CONTRACT_OPERATIONS.length} operations served, ${UNDESCRIBED.length} undescribed paths refused (${probes} probes)${target.routes ? ', routing table equals the contract' : ''}`,
     failures,
-    notChecked: target.routes ? [] : ['the routing table itself: only visible in the gate\'s own service'],
+    notChecked: target.routes ? [] : ["the routing table itself: only visible in the gate's own service"],
   };
 }

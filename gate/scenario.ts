@@ -10,7 +10,7 @@
 import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js';
 import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, responseViolations } from './contract-schemas.js';
-import { randomHex, type Fixtures } from './fixtures.js';
+import { type Fixtures, randomHex } from './fixtures.js';
 import type { Credentials } from './target.js';
 
 export interface Exchange {
@@ -62,7 +62,9 @@ export async function happyPath({ baseUrl, credentials, groupId }: ScenarioOptio
   const exchanges: Exchange[] = [];
   const sdk = recordingClient(baseUrl, credentials, exchanges);
   await sdk.validateCredentials();
-  const created = await sdk.createUser({ target_user: { username, first_name: 'Ada', last_name: 'Lovelace', password: 'Correct-Horse-42' } });
+  const created = await sdk.createUser({
+    target_user: { username, first_name: 'Ada', last_name: 'Lovelace', password: 'Correct-Horse-42' },
+  });
   const user_id = created.data?.user.user_id ?? randomHex(16);
   await sdk.getUser({ target_user: { user_id } });
   await sdk.getUser({ target_user: { username } });
@@ -93,7 +95,8 @@ export async function errorPaths(
   await sdk.getUser({ target_user: { user_id: randomHex(16) } });
   await sdk.createUser({ target_user: { username: existing.username } });
   await sdk.deleteUser({ target_user: { user_id: randomHex(16) } });
-  if (wrongSecret) await recordingClient(baseUrl, { ...credentials, api_key_secret: `wrong-${randomHex(8)}` }, exchanges).validateCredentials();
+  if (wrongSecret)
+    await recordingClient(baseUrl, { ...credentials, api_key_secret: `wrong-${randomHex(8)}` }, exchanges).validateCredentials();
   if (limited) await recordingClient(baseUrl, limited, exchanges).getUsers();
   return exchanges;
 }

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../generated/workspace/types.js';
-import { PERMISSIONS, type OperationId, type Permission } from '../lib/contract/operations.js';
+import { type OperationId, PERMISSIONS, type Permission } from '../lib/contract/operations.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { postJson } from './http.js';
 
@@ -79,7 +79,13 @@ function adminCliProvisioner(databaseUrl: string): Provisioner {
   };
   return {
     async createKey(permissions) {
-      const key = await admin('create-key', '--name', 'contract gate', '--permissions', permissions.length ? permissions.join(',') : 'none');
+      const key = await admin(
+        'create-key',
+        '--name',
+        'contract gate',
+        '--permissions',
+        permissions.length ? permissions.join(',') : 'none',
+      );
       return { api_key: key.api_key, api_key_secret: key.api_key_secret };
     },
     // `--`: ids issued before keys stopped starting with `-` would read as options.
@@ -94,9 +100,12 @@ export async function connectDeployment({ baseUrl, admin, databaseUrl }: Deploym
   const url = baseUrl.replace(/\/+$/, '');
   const checked = await postJson(url, '/api/public/validate_credentials', admin);
   if (checked.status === 429) {
-    throw new Error(`${url} is throttling this address after failed credential checks (each run of the gate makes 9); wait ${checked.headers.get('retry-after') ?? 'a few'} seconds`);
+    throw new Error(
+      `${url} is throttling this address after failed credential checks (each run of the gate makes 9); wait ${checked.headers.get('retry-after') ?? 'a few'} seconds`,
+    );
   }
-  if (checked.status !== 200) throw new Error(`the key in WORKSPACE_API_KEY does not work at ${url}: ${checked.status} ${checked.text.slice(0, 200)}`);
+  if (checked.status !== 200)
+    throw new Error(`the key in WORKSPACE_API_KEY does not work at ${url}: ${checked.status} ${checked.text.slice(0, 200)}`);
   const missing = PERMISSIONS.filter((permission) => !(checked.body as { permissions: string[] }).permissions.includes(permission));
   if (missing.length > 0) throw new Error(`the key in WORKSPACE_API_KEY lacks ${missing.join(', ')}; the gate needs every permission`);
 

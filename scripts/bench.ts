@@ -17,7 +17,7 @@
  * (i) get_users listing all 100,000 users at once (time to the last byte,
  * RSS before and at its peak), and get_user's p99 while 10 clients do that.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -117,7 +117,14 @@ function measured(name: string, result: autocannon.Result): Measured {
 
 /** A POST whose body is built afresh for every request. */
 function posting(path: string, body: () => unknown): autocannon.Options['requests'] {
-  return [{ method: 'POST', path, headers: { 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: JSON.stringify(body()) }) }];
+  return [
+    {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(body()) }),
+    },
+  ];
 }
 
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
@@ -130,28 +137,50 @@ async function main(): Promise<void> {
     process.stderr.write(`seeding 10,000 and 100,000 users; ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
     const small = await seedUsers(join(directory, 'users-10k.db'), 10_000);
     const large = await seedUsers(join(directory, 'users-100k.db'), 100_000);
-    const updateBody = (ids: string[], credentials: object) => () => ({ ...credentials, target_user: { user_id: pick(ids), organization: `org-${Math.random().toString(36).slice(2, 8)}` } });
+    const updateBody = (ids: string[], credentials: object) => () => ({
+      ...credentials,
+      target_user: { user_id: pick(ids), organization: `org-${Math.random().toString(36).slice(2, 8)}` },
+    });
 
     // (a) The baseline.
-    const baseline = await startServer('scripts/bench/baseline-server.ts', {}, (url) => fetch(`${url}/api/public/update_user`, { method: 'POST' }));
-    results.push(await load('(a) baseline: bare express', { url: baseline.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    const baseline = await startServer('scripts/bench/baseline-server.ts', {}, (url) =>
+      fetch(`${url}/api/public/update_user`, { method: 'POST' }),
+    );
+    results.push(
+      await load('(a) baseline: bare express', {
+        url: baseline.url,
+        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+      }),
+    );
     await baseline.stop();
 
     // (b) update_user, full validation and a durable commit, on 10,000 users.
     const service = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
     const rssBefore = rssMegabytes(service.child);
-    results.push(await load('(b) update_user, 10k users', { url: service.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    results.push(
+      await load('(b) update_user, 10k users', {
+        url: service.url,
+        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+      }),
+    );
     figures.rss_before_mb = rssBefore;
     figures.rss_after_mb = rssMegabytes(service.child);
 
     // (d) Password changes (argon2id) and, at the same time, other requests' p99.
     const getUser = () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds) } });
-    const alone = await load('    get_user alone', { url: service.url, connections: 10, requests: posting('/api/public/get_user', getUser) });
+    const alone = await load('    get_user alone', {
+      url: service.url,
+      connections: 10,
+      requests: posting('/api/public/get_user', getUser),
+    });
     const [hashing, during] = await Promise.all([
       load('(d) update_user with password', {
         url: service.url,
         connections: 10,
-        requests: posting('/api/public/update_user', () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds), password: `Bench-Pass-${Math.random()}` } })),
+        requests: posting('/api/public/update_user', () => ({
+          ...small.credentials,
+          target_user: { user_id: pick(small.userIds), password: `Bench-Pass-${Math.random()}` },
+        })),
       }),
       load('    get_user during the burst', { url: service.url, connections: 10, requests: posting('/api/public/get_user', getUser) }),
     ]);
@@ -159,7 +188,11 @@ async function main(): Promise<void> {
     await service.stop();
 
     // (b) again, without request validation: what validating against the contract costs.
-    const unvalidated = await startServer('scripts/bench/unvalidated-server.ts', { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const unvalidated = await startServer(
+      'scripts/bench/unvalidated-server.ts',
+      { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` },
+      healthz,
+    );
     const withoutValidation = await load('    update_user, no validation', {
       url: unvalidated.url,
       requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
@@ -194,7 +227,12 @@ async function main(): Promise<void> {
 
     // (c) A page of 100 from 100,000 users.
     const big = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, healthz);
-    const randomPage = posting('/api/public/get_users', () => ({ ...large.credentials, page: 1 + Math.floor(Math.random() * 1000), page_size: 100, sort_by: 'last_name' }));
+    const randomPage = posting('/api/public/get_users', () => ({
+      ...large.credentials,
+      page: 1 + Math.floor(Math.random() * 1000),
+      page_size: 100,
+      sort_by: 'last_name',
+    }));
     results.push(await load('(c) get_users, page 1-1000 of 100k', { url: big.url, requests: randomPage }));
     // The same pages one at a time: what a page costs, without 49 others queued ahead of it.
     const pageAlone = await load('    get_users, 1 connection', { url: big.url, connections: 1, requests: randomPage });
@@ -218,7 +256,11 @@ async function main(): Promise<void> {
     const everyone = JSON.stringify(large.credentials);
     const listEveryone = async () => {
       const started = performance.now();
-      const answer = await fetch(`${big.url}/api/public/get_users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: everyone });
+      const answer = await fetch(`${big.url}/api/public/get_users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: everyone,
+      });
       const reader = answer.body!.getReader();
       let bytes = 0;
       for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.length;
@@ -241,7 +283,10 @@ async function main(): Promise<void> {
         listings++;
       }
     });
-    const [getDuring] = await Promise.all([load('    get_user during 10 listings', { url: big.url, connections: 10, requests: getLarge }), ...listers]);
+    const [getDuring] = await Promise.all([
+      load('    get_user during 10 listings', { url: big.url, connections: 10, requests: getLarge }),
+      ...listers,
+    ]);
     results.push(getAlone, getDuring!);
     Object.assign(figures, {
       every_user_ms: Math.round(listing.ms),
@@ -257,7 +302,12 @@ async function main(): Promise<void> {
 
     // (e) The Prism mock.
     const mock = await startPrism('workspace', await freePort());
-    results.push(await load('(e) Prism mock, update_user', { url: mock.url, requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)) }));
+    results.push(
+      await load('(e) Prism mock, update_user', {
+        url: mock.url,
+        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+      }),
+    );
     await mock.stop();
 
     // (f) The sample server.
@@ -298,9 +348,19 @@ async function main(): Promise<void> {
       errors: results.reduce((sum, result) => sum + result.errors, 0),
     });
 
-    const table = new Table({ head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'errors'], style: { head: [], border: [], compact: true } });
+    const table = new Table({
+      head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'errors'],
+      style: { head: [], border: [], compact: true },
+    });
     for (const result of results) {
-      table.push([result.name, String(result.rps), String(result.p50), String(result.p99), (result.rps / a.rps).toFixed(2), String(result.errors)]);
+      table.push([
+        result.name,
+        String(result.rps),
+        String(result.p50),
+        String(result.p99),
+        (result.rps / a.rps).toFixed(2),
+        String(result.errors),
+      ]);
     }
     process.stdout.write(`${table.toString()}\n`);
     process.stdout.write(
@@ -314,7 +374,11 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
-    if (outFile) await writeFile(outFile, `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, ...figures, scenarios: results }, null, 2)}\n`);
+    if (outFile)
+      await writeFile(
+        outFile,
+        `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, ...figures, scenarios: results }, null, 2)}\n`,
+      );
   } finally {
     await rm(directory, { recursive: true, force: true });
   }

@@ -11,10 +11,10 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { bundle, loadConfig } from '@redocly/openapi-core';
+import { promisify } from 'node:util';
 import { Converter } from '@apiture/openapi-down-convert';
+import { bundle, loadConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { stringify } from 'yaml';
 
@@ -76,14 +76,25 @@ async function pythonSdk(root: string, openapi30: string): Promise<Map<string, s
     await mkdir(output);
     await copyFile(join(root, 'openapi/python/.openapi-generator-ignore'), join(output, '.openapi-generator-ignore'));
     const jar = join(PROJECT_ROOT, 'node_modules/@openapitools/openapi-generator-cli/bin/openapi-generator.jar');
-    await promisify(execFile)('java', [
-      '-jar', jar, 'generate',
-      '--input-spec', input,
-      '--generator-name', 'python',
-      '--output', output,
-      '--package-name', 'workspace_user_api',
-      '--additional-properties', 'projectName=workspace-user-api,packageVersion=1.0.0',
-    ], { maxBuffer: 64 * 1024 * 1024 });
+    await promisify(execFile)(
+      'java',
+      [
+        '-jar',
+        jar,
+        'generate',
+        '--input-spec',
+        input,
+        '--generator-name',
+        'python',
+        '--output',
+        output,
+        '--package-name',
+        'workspace_user_api',
+        '--additional-properties',
+        'projectName=workspace-user-api,packageVersion=1.0.0',
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     const files = new Map<string, string>();
     for (const file of await filesUnder(output)) files.set(`generated/python/${file}`, await readFile(join(output, file), 'utf8'));
     return files;

@@ -8,7 +8,7 @@
  *   MOCK_PORT         the workspace API, default 4010
  *   MOCK_SAMPLE_PORT  the sample data server, default 4011
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

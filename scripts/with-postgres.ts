@@ -37,25 +37,43 @@ if (!bin) {
     process.stderr.write('with-postgres: no PostgreSQL binaries (looked in /usr/lib/postgresql/*/bin and POSTGRES_BIN); CI needs them\n');
     process.exit(1);
   }
-  process.stderr.write('\n*** SKIPPING the PostgreSQL tests: no PostgreSQL binaries (apt-get install postgresql, or set POSTGRES_BIN) ***\n\n');
+  process.stderr.write(
+    '\n*** SKIPPING the PostgreSQL tests: no PostgreSQL binaries (apt-get install postgresql, or set POSTGRES_BIN) ***\n\n',
+  );
   process.exit(0);
 }
 
 // initdb refuses to run as root, so the cluster belongs to the postgres user when we are root.
 const asRoot = process.getuid?.() === 0;
 const run = (tool: string, toolArgs: string[]) =>
-  execFileSync(asRoot ? 'runuser' : join(bin, tool), asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...toolArgs] : toolArgs, { stdio: 'pipe' });
+  execFileSync(asRoot ? 'runuser' : join(bin, tool), asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...toolArgs] : toolArgs, {
+    stdio: 'pipe',
+  });
 
 const directory = mkdtempSync(join(tmpdir(), 'workspace-postgres-'));
 const data = join(directory, 'data');
-if (asRoot) chownSync(directory, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+if (asRoot)
+  chownSync(
+    directory,
+    Number(execFileSync('id', ['-u', 'postgres']).toString()),
+    Number(execFileSync('id', ['-g', 'postgres']).toString()),
+  );
 const port = await freePort();
 
 let exitCode = 1;
 try {
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   // fsync off: a throwaway cluster needs no durability, and tests run faster without it.
-  run('pg_ctl', ['-D', data, '-l', join(directory, 'server.log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${directory} -c fsync=off -c max_connections=200`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(directory, 'server.log'),
+    '-w',
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${directory} -c fsync=off -c max_connections=200`,
+    'start',
+  ]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   process.stderr.write(`with-postgres: PostgreSQL at ${url}\n`);
   const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, TEST_POSTGRES_URL: url }, shell: false });

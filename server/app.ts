@@ -6,9 +6,9 @@
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import { BODY_LIMIT_BYTES, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { AuthThrottle } from './auth/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
-import { BODY_LIMIT_BYTES, OPERATIONS, WORKSPACE_DOCUMENT, type OperationId } from '../lib/contract/operations.js';
 import { createHandlers } from './handlers/index.js';
 import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
@@ -16,9 +16,9 @@ import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseUnreadableBody } from './http/request-body.js';
-import { sendJson } from './http/send-json.js';
-import { sendStreamed, StreamedJson } from './http/streamed-json.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
+import { sendJson } from './http/send-json.js';
+import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/repositories.js';
 
@@ -102,12 +102,19 @@ export function createApp({
         };
   // A HEAD operation is served by the GET at its path, without the body. Its route comes first:
   // express would otherwise hand a HEAD to the GET's route, which sends one.
-  const getOperations = new Map(OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation.operationId]));
+  const getOperations = new Map(
+    OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation.operationId]),
+  );
   const headsFirst = [...OPERATIONS].sort((a, b) => Number(b.method === 'head') - Number(a.method === 'head'));
   for (const operation of headsFirst) {
     const served = operation.method === 'head' ? getOperations.get(operation.path) : operation.operationId;
     if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
-    app[operation.method](operation.path, refuseUndeclaredQuery(operation), authenticate(operation.permission, store, throttle), routeOf(served));
+    app[operation.method](
+      operation.path,
+      refuseUndeclaredQuery(operation),
+      authenticate(operation.permission, store, throttle),
+      routeOf(served),
+    );
   }
   // 4. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);

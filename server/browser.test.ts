@@ -15,10 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 import { createLogger } from './logger.js';
 import { createSampleApp } from './sample/app.js';
-import { PROJECT_ROOT } from '../lib/project-root.js';
 import { startTestService, type TestService } from './testing/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -102,7 +102,15 @@ describe('in a real browser', { skip: chromiumMissing && process.env.CI !== 'tru
     originUrl = await listen(origin);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -133,7 +141,7 @@ describe('in a real browser', { skip: chromiumMissing && process.env.CI !== 'tru
     await page.goto(originUrl);
     const { workspace } = (await page.evaluate('window.results')) as PageResults;
     assert.equal(workspace.reached, false, 'the browser let the page read the workspace service');
-    assert.match(workspace.error ?? "", /TypeError/);
+    assert.match(workspace.error ?? '', /TypeError/);
     assert.ok(!/validate_credentials.*"statusCode":200/.test(service.logs()), 'the POST itself never ran');
     await page.close();
   });

@@ -19,8 +19,10 @@ describe('settings from the environment', () => {
   });
 
   it('takes the usual words for a yes or a no, in any case', () => {
-    for (const yes of ['1', 'true', 'TRUE', 'yes', 'On', 'y']) assert.equal(loadConfig({ VALIDATE_RESPONSES: yes }).validateResponses, true, yes);
-    for (const no of ['0', 'false', 'No', 'off', 'OFF', 'n']) assert.equal(loadConfig({ VALIDATE_RESPONSES: no }).validateResponses, false, no);
+    for (const yes of ['1', 'true', 'TRUE', 'yes', 'On', 'y'])
+      assert.equal(loadConfig({ VALIDATE_RESPONSES: yes }).validateResponses, true, yes);
+    for (const no of ['0', 'false', 'No', 'off', 'OFF', 'n'])
+      assert.equal(loadConfig({ VALIDATE_RESPONSES: no }).validateResponses, false, no);
     assert.equal(loadConfig({ NODE_ENV: 'test' }).validateResponses, true);
   });
 
@@ -42,12 +44,18 @@ describe('settings from the environment', () => {
       [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL="verbose" is not allowed: expected one of fatal, error, warn, info, debug, trace, silent$/],
     ];
     for (const [env, message] of cases) {
-      assert.throws(() => loadConfig(env), (error: Error) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('\n'));
+      assert.throws(
+        () => loadConfig(env),
+        (error: Error) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('\n'),
+      );
     }
     assert.throws(() => loadSampleConfig({ PORT: 'x' }), /^ConfigError: PORT="x"/);
   });
 
   it('cuts a long value short in the message', () => {
-    assert.throws(() => loadConfig({ LOG_LEVEL: 'x'.repeat(500) }), (error: Error) => error.message.length < 200);
+    assert.throws(
+      () => loadConfig({ LOG_LEVEL: 'x'.repeat(500) }),
+      (error: Error) => error.message.length < 200,
+    );
   });
 });

@@ -20,7 +20,11 @@ const ROUNDS = 5;
 type Key = { api_key: string; api_key_secret: string };
 
 async function post(url: string, operation: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}/api/public/${operation}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/api/public/${operation}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -31,12 +35,16 @@ async function post(url: string, operation: string, body: unknown): Promise<{ st
  */
 function postOnFreshConnection(url: string, operation: string, body: unknown): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${url}/api/public/${operation}`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      `${url}/api/public/${operation}`,
+      { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(JSON.stringify(body));
   });
@@ -112,7 +120,10 @@ describe('durability', { timeout: 120_000 }, () => {
       for (const [user_id, value] of acknowledged) {
         const stored = organizations.get(user_id)!;
         // Either what was acknowledged, or the write that was in flight when the process died.
-        assert.ok(stored === value || stored === inFlight.get(user_id), `round ${round}: ${user_id} holds "${stored}", acknowledged "${value}"`);
+        assert.ok(
+          stored === value || stored === inFlight.get(user_id),
+          `round ${round}: ${user_id} holds "${stored}", acknowledged "${value}"`,
+        );
         // Checked, the stored value is what the next round must keep (it may be a committed, unanswered write).
         acknowledged.set(user_id, stored);
       }
@@ -127,7 +138,10 @@ describe('durability', { timeout: 120_000 }, () => {
     const key: Key = service.printedKey()!;
     const users: string[] = [];
     for (let i = 0; i < 24; i++) {
-      const created = await post(service.url, 'create_user', { ...key, target_user: { username: `busy${i}@example.com`, password: 'Old-Password-1' } });
+      const created = await post(service.url, 'create_user', {
+        ...key,
+        target_user: { username: `busy${i}@example.com`, password: 'Old-Password-1' },
+      });
       users.push(created.body.user.user_id);
     }
 
@@ -150,7 +164,10 @@ describe('durability', { timeout: 120_000 }, () => {
     assert.equal(await exit, 0);
     await assert.rejects(fetch(`${service.url}/healthz`), 'no new connection after shutdown');
     assert.match(service.stdout(), /"msg":"stopped"/);
-    assert.ok(results.some((result) => result.status === 200 && result.at > signalledAt), 'requests in flight at SIGTERM were answered');
+    assert.ok(
+      results.some((result) => result.status === 200 && result.at > signalledAt),
+      'requests in flight at SIGTERM were answered',
+    );
 
     // A connection the server had accepted but not yet read when it closed is refused, as with any server
     // (drain the load balancer first); what matters is that it changed nothing.

@@ -21,7 +21,9 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return this.details ? { error_message: this.message, code: this.code, errors: this.details } : { error_message: this.message, code: this.code };
+    return this.details
+      ? { error_message: this.message, code: this.code, errors: this.details }
+      : { error_message: this.message, code: this.code };
   }
 }
 

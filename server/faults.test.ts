@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { runScript } from '../lib/testing/run-script.js';
-import { startTestService } from './testing/service.js';
+import { type Answer, startTestService } from './testing/service.js';
 
 const canMount = process.getuid?.() === 0;
 if (!canMount && process.env.CI !== 'true') {
@@ -53,56 +53,72 @@ describe('disk faults, as the operator sees them', () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it('a full disk: requests fail with SQLITE_FULL in the log (not a failed rollback), and every acknowledged write is kept', needsMount, async (t) => {
-    const disk = await tmpfs('size=400k');
-    t.after(() => disk.remove());
-    const databaseUrl = `sqlite:${join(disk.path, 'workspace.db')}`;
-    const service = await startTestService({ databaseUrl });
-    const acknowledged: { user_id: string; organization: string }[] = [];
-    let failed;
-    for (let i = 0; i < 500 && !failed; i++) {
-      const answer = await service.callAsAdmin('create_user', { target_user: { username: `full${i}@example.com`, first_name: 'x'.repeat(255), last_name: 'y'.repeat(255) } });
-      if (answer.status === 200) acknowledged.push({ user_id: answer.body.user.user_id, organization: '' });
-      else failed = answer;
-    }
-    assert.ok(failed, 'the disk never filled');
-    assert.deepEqual(failed.body, { error_message: 'Internal server error', code: 'internal_error' });
-    // Updates commit in groups: a group that fails must fail alone, with the same cause.
-    const updates = await Promise.all(
-      acknowledged.map((user) => service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, organization: 'z'.repeat(255) } })),
-    );
-    assert.ok(updates.every((answer) => answer.status === 200 || answer.status === 500));
-    updates.forEach((answer, index) => answer.status === 200 && (acknowledged[index]!.organization = 'z'.repeat(255)));
-
-    const errors = service
-      .logs()
-      .split('\n')
-      .filter((line) => line.includes('"request failed"'));
-    assert.ok(errors.length > 0);
-    for (const line of errors) {
-      assert.match(line, /"code":"SQLITE_FULL"/);
-      assert.doesNotMatch(line, /cannot rollback/);
-    }
-    assert.equal((await service.request('/healthz')).status, 200, 'reads still work');
-    await service.close();
-
-    const database = new BetterSqlite3(join(disk.path, 'workspace.db'), { readonly: true });
-    try {
-      assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
-      for (const user of acknowledged) {
-        const row = database.prepare('select organization from users where user_id = ?').get(user.user_id) as { organization: string } | undefined;
-        assert.deepEqual(row, { organization: user.organization }, `acknowledged user ${user.user_id}`);
+  it(
+    'a full disk: requests fail with SQLITE_FULL in the log (not a failed rollback), and every acknowledged write is kept',
+    needsMount,
+    async (t) => {
+      const disk = await tmpfs('size=400k');
+      t.after(() => disk.remove());
+      const databaseUrl = `sqlite:${join(disk.path, 'workspace.db')}`;
+      const service = await startTestService({ databaseUrl });
+      const acknowledged: { user_id: string; organization: string }[] = [];
+      let failed: Answer | undefined;
+      for (let i = 0; i < 500 && !failed; i++) {
+        const answer = await service.callAsAdmin('create_user', {
+          target_user: { username: `full${i}@example.com`, first_name: 'x'.repeat(255), last_name: 'y'.repeat(255) },
+        });
+        if (answer.status === 200) acknowledged.push({ user_id: answer.body.user.user_id, organization: '' });
+        else failed = answer;
       }
-    } finally {
-      database.close();
-    }
-  });
+      assert.ok(failed, 'the disk never filled');
+      assert.deepEqual(failed.body, { error_message: 'Internal server error', code: 'internal_error' });
+      // Updates commit in groups: a group that fails must fail alone, with the same cause.
+      const updates = await Promise.all(
+        acknowledged.map((user) =>
+          service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, organization: 'z'.repeat(255) } }),
+        ),
+      );
+      assert.ok(updates.every((answer) => answer.status === 200 || answer.status === 500));
+      for (const [index, answer] of updates.entries()) if (answer.status === 200) acknowledged[index]!.organization = 'z'.repeat(255);
+
+      const errors = service
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('"request failed"'));
+      assert.ok(errors.length > 0);
+      for (const line of errors) {
+        assert.match(line, /"code":"SQLITE_FULL"/);
+        assert.doesNotMatch(line, /cannot rollback/);
+      }
+      assert.equal((await service.request('/healthz')).status, 200, 'reads still work');
+      await service.close();
+
+      const database = new BetterSqlite3(join(disk.path, 'workspace.db'), { readonly: true });
+      try {
+        assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
+        for (const user of acknowledged) {
+          const row = database.prepare('select organization from users where user_id = ?').get(user.user_id) as
+            | { organization: string }
+            | undefined;
+          assert.deepEqual(row, { organization: user.organization }, `acknowledged user ${user.user_id}`);
+        }
+      } finally {
+        database.close();
+      }
+    },
+  );
 
   it('a read-only directory: the start fails with one line naming the cause', needsMount, async (t) => {
     const disk = await tmpfs('ro,size=64k');
     t.after(() => disk.remove());
-    assert.match(await failedStart(`sqlite:${join(disk.path, 'workspace.db')}`), /^workspace-user-api: cannot start: cannot open sqlite:.*workspace\.db: .*\((SQLITE_CANTOPEN|SQLITE_READONLY)\)$/);
-    assert.match(await failedStart(`sqlite:${join(disk.path, 'data', 'workspace.db')}`), /^workspace-user-api: cannot start: cannot open sqlite:.*: .*EROFS/);
+    assert.match(
+      await failedStart(`sqlite:${join(disk.path, 'workspace.db')}`),
+      /^workspace-user-api: cannot start: cannot open sqlite:.*workspace\.db: .*\((SQLITE_CANTOPEN|SQLITE_READONLY)\)$/,
+    );
+    assert.match(
+      await failedStart(`sqlite:${join(disk.path, 'data', 'workspace.db')}`),
+      /^workspace-user-api: cannot start: cannot open sqlite:.*: .*EROFS/,
+    );
   });
 
   it('a write-ahead log that cannot be written: the start fails with one line naming the cause', async () => {
@@ -110,6 +126,9 @@ describe('disk faults, as the operator sees them', () => {
     await mkdir(join(directory, 'wal'));
     // The log's name is taken by a directory, which no one, root included, can open as a file.
     await mkdir(`${path}-wal`);
-    assert.match(await failedStart(`sqlite:${path}`), /^workspace-user-api: cannot start: cannot open sqlite:.*workspace\.db: .*\(SQLITE_(CANTOPEN|IOERR)\w*\)$/);
+    assert.match(
+      await failedStart(`sqlite:${path}`),
+      /^workspace-user-api: cannot start: cannot open sqlite:.*workspace\.db: .*\(SQLITE_(CANTOPEN|IOERR)\w*\)$/,
+    );
   });
 });

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { loadSampleConfig } from './config.js';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { runScript } from '../lib/testing/run-script.js';
+import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from './testing/process.js';
-import { runScript } from '../lib/testing/run-script.js';
 
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -38,7 +38,10 @@ describe('npm start', () => {
     const created = await post(`${first.url}/api/public/create_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(created.status, 200);
     // The secret was printed to the console once, and is not in any log line.
-    const logLines = first.stdout().split('\n').filter((line) => line.startsWith('{"level"'));
+    const logLines = first
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{"level"'));
     assert.ok(logLines.length >= 2);
     assert.ok(logLines.every((line) => !line.includes(key.api_key_secret)));
     assert.equal(await first.stop('SIGTERM'), 0);

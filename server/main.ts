@@ -3,12 +3,13 @@
  * migrations), creates a first key on an empty one, and serves until SIGTERM
  * or SIGINT, closing the database after the last request.
  */
-import { createApp } from './app.js';
+
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
+import { createApp } from './app.js';
 import { createFirstApiKey } from './auth/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
-import { serve } from './http/lifecycle.js';
 import { explain } from './errors.js';
+import { serve } from './http/lifecycle.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 

@@ -6,7 +6,7 @@
  * last_name, phone, organization, password, locked, disabled.
  */
 import { readFile } from 'node:fs/promises';
-import { SingleBar, Presets } from 'cli-progress';
+import { Presets, SingleBar } from 'cli-progress';
 import { parse } from 'csv-parse/sync';
 import type { WorkspaceClient } from '../index.js';
 import { CliError, describe } from './output.js';
@@ -41,7 +41,12 @@ async function readRows(file: string): Promise<Row[]> {
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const rows = parse(text, { columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()), skip_empty_lines: true, trim: false, bom: true }) as Row[];
+  const rows = parse(text, {
+    columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()),
+    skip_empty_lines: true,
+    trim: false,
+    bom: true,
+  }) as Row[];
   const header = Object.keys(rows[0] ?? {});
   const unknown = header.filter((name) => !(COLUMNS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new CliError(`${file}: unknown column ${unknown.join(', ')}; the columns are ${COLUMNS.join(', ')}`);
@@ -49,10 +54,16 @@ async function readRows(file: string): Promise<Row[]> {
   return rows;
 }
 
-export async function importUsers(client: WorkspaceClient, file: string, { showProgress }: { showProgress: boolean }): Promise<ImportSummary> {
+export async function importUsers(
+  client: WorkspaceClient,
+  file: string,
+  { showProgress }: { showProgress: boolean },
+): Promise<ImportSummary> {
   const rows = await readRows(file);
   const summary: ImportSummary = { rows: rows.length, created: 0, failed: [] };
-  const bar = showProgress ? new SingleBar({ format: 'importing {bar} {value}/{total} rows | {failures} failed', stream: process.stderr }, Presets.shades_classic) : undefined;
+  const bar = showProgress
+    ? new SingleBar({ format: 'importing {bar} {value}/{total} rows | {failures} failed', stream: process.stderr }, Presets.shades_classic)
+    : undefined;
   bar?.start(rows.length, 0, { failures: 0 });
 
   for (const [index, row] of rows.entries()) {

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { verifyPassword } from '../../server/password/hashing.js';
 import { runScript } from '../../lib/testing/run-script.js';
+import { verifyPassword } from '../../server/password/hashing.js';
 import { startTestService, type TestService } from '../../server/testing/service.js';
 
 describe('the workspace-users CLI, end to end', () => {
@@ -29,10 +29,16 @@ describe('the workspace-users CLI, end to end', () => {
   });
 
   it('create → update → group add by name → get → list → delete', async () => {
-    const created = await cli(['create', '--username', 'Grace@Example.com', '--first-name', 'Grace', '--password-stdin', '--json'], 'Correct-Horse-42\n');
+    const created = await cli(
+      ['create', '--username', 'Grace@Example.com', '--first-name', 'Grace', '--password-stdin', '--json'],
+      'Correct-Horse-42\n',
+    );
     assert.equal(created.code, 0, created.stderr);
     const { user_id } = JSON.parse(created.stdout);
-    assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user_id))!, 'Correct-Horse-42'), 'the password came from stdin, newline dropped');
+    assert.ok(
+      await verifyPassword((await service.store.users.findPasswordHash(user_id))!, 'Correct-Horse-42'),
+      'the password came from stdin, newline dropped',
+    );
 
     const updated = await cli(['update', user_id, '--last-name', 'Hopper', '--lock', '--json']);
     assert.equal(updated.code, 0, updated.stderr);
@@ -70,7 +76,8 @@ describe('the workspace-users CLI, end to end', () => {
   });
 
   it('lists a page, the page after it by cursor, and every user with --all', async () => {
-    for (const name of ['ann', 'bob', 'cy', 'dee', 'eve']) await service.createUser({ username: `${name}@list.example`, last_name: name.toUpperCase() });
+    for (const name of ['ann', 'bob', 'cy', 'dee', 'eve'])
+      await service.createUser({ username: `${name}@list.example`, last_name: name.toUpperCase() });
     const everyone = await service.callAsAdmin('get_users', { sort_by: 'last_name', sort_direction: 'desc', page_size: 500 });
     const inOrder: string[] = everyone.body.users.map((user: { username: string }) => user.username);
     assert.ok(inOrder.length >= 5);
@@ -102,7 +109,7 @@ describe('the workspace-users CLI, end to end', () => {
     assert.match(forged.stderr, /cursor: is not a cursor this service handed out.*\(invalid_cursor\)/);
   });
 
-  it('fails with the service\'s error_message on stderr and a non-zero exit', async () => {
+  it("fails with the service's error_message on stderr and a non-zero exit", async () => {
     const missing = await cli(['get', '0'.repeat(32)]);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'error: User not found (user_not_found)\n');
@@ -117,7 +124,11 @@ describe('the workspace-users CLI, end to end', () => {
     assert.equal(noGroup.code, 1);
     assert.match(noGroup.stderr, /no group "Nonexistent"; the groups are: All Users, Engineering/);
 
-    const wrongKey = await runScript('client/cli/main.ts', ['auth'], { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: 'nope', WORKSPACE_API_KEY_SECRET: 'nope' });
+    const wrongKey = await runScript('client/cli/main.ts', ['auth'], {
+      WORKSPACE_URL: service.baseUrl,
+      WORKSPACE_API_KEY: 'nope',
+      WORKSPACE_API_KEY_SECRET: 'nope',
+    });
     assert.equal(wrongKey.code, 1);
     assert.match(wrongKey.stderr, /Invalid API key or secret/);
   });
@@ -138,7 +149,14 @@ describe('the workspace-users CLI, end to end', () => {
     const file = join(directory, 'users.csv');
     await writeFile(
       file,
-      ['username,first_name,last_name,password,locked', 'ann@x.io,Ann,Lee,Correct-Horse-42,', 'bad user,Bad,Row,,', 'bob@x.io,Bob,Ray,weak,', 'cid@x.io,Cid,Moe,,yes', ''].join('\n'),
+      [
+        'username,first_name,last_name,password,locked',
+        'ann@x.io,Ann,Lee,Correct-Horse-42,',
+        'bad user,Bad,Row,,',
+        'bob@x.io,Bob,Ray,weak,',
+        'cid@x.io,Cid,Moe,,yes',
+        '',
+      ].join('\n'),
     );
     const run = await cli(['import', file, '--json']);
     assert.equal(run.code, 1, 'a failed row makes the exit non-zero');
@@ -164,23 +182,53 @@ describe('the workspace-users CLI, end to end', () => {
 
   it('prints what the service stores without letting it act on the terminal: escapes, C1 controls and bidi overrides are shown escaped', async () => {
     // Profile fields take any text; a username cannot hold these, but names and groups can.
-    const hostile = { first_name: '\x1b[2J\x1b]0;owned\x07Eve', last_name: 'Smith\u202Egnp.exe', organization: '\u009b31mRed\nForged line' };
+    const hostile = {
+      first_name: '\x1b[2J\x1b]0;owned\x07Eve',
+      last_name: 'Smith\u202Egnp.exe',
+      organization: '\u009b31mRed\nForged line',
+    };
     const user = await service.createUser(hostile);
     await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' });
     await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
-    for (const args of [['list'], ['list', '--json'], ['get', user.user_id], ['get', user.user_id, '--json'], ['group', 'add', user.user_id, 'no such group']]) {
+    for (const args of [
+      ['list'],
+      ['list', '--json'],
+      ['get', user.user_id],
+      ['get', user.user_id, '--json'],
+      ['group', 'add', user.user_id, 'no such group'],
+    ]) {
       const run = await cli(args);
       const output = run.stdout + run.stderr;
-      for (const raw of ['\x1b', '\x07', '\u009b', '\u202e']) assert.ok(!output.includes(raw), `${args.join(' ')} printed ${JSON.stringify(raw)} raw`);
+      for (const raw of ['\x1b', '\x07', '\u009b', '\u202e'])
+        assert.ok(!output.includes(raw), `${args.join(' ')} printed ${JSON.stringify(raw)} raw`);
       if (!args.includes('--json') && args[0] !== 'group') assert.match(output, /\\u\{1B\}\[2J/, args.join(' '));
     }
     const json = JSON.parse((await cli(['get', user.user_id, '--json'])).stdout);
-    assert.deepEqual([json.first_name, json.last_name, json.organization], [hostile.first_name, hostile.last_name, hostile.organization], '--json keeps the values exact');
-    assert.equal((await cli(['get', user.user_id])).stdout.split('\n').filter((line) => line.startsWith('Forged')).length, 0, 'a newline cannot forge a line');
+    assert.deepEqual(
+      [json.first_name, json.last_name, json.organization],
+      [hostile.first_name, hostile.last_name, hostile.organization],
+      '--json keeps the values exact',
+    );
+    assert.equal(
+      (await cli(['get', user.user_id])).stdout.split('\n').filter((line) => line.startsWith('Forged')).length,
+      0,
+      'a newline cannot forge a line',
+    );
   });
 
   it('has --help on every command', async () => {
-    for (const command of [[], ['auth'], ['list'], ['get'], ['create'], ['update'], ['delete'], ['group', 'add'], ['group', 'remove'], ['import']]) {
+    for (const command of [
+      [],
+      ['auth'],
+      ['list'],
+      ['get'],
+      ['create'],
+      ['update'],
+      ['delete'],
+      ['group', 'add'],
+      ['group', 'remove'],
+      ['import'],
+    ]) {
       const help = await cli([...command, '--help']);
       assert.equal(help.code, 0, command.join(' '));
       assert.match(help.stdout, /^Usage: workspace-users/);

@@ -7,7 +7,7 @@
  * Exit 0 on success; on failure, the service's error_message on stderr and exit 1.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createWorkspaceClient, eachUser, WorkspaceCallError, type Group, type Params, type User, type WorkspaceClient } from '../index.js';
+import { createWorkspaceClient, eachUser, type Group, type Params, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
 import { importUsers } from './import-users.js';
 import { CliError, dataOf, describe, printJson, printTable, printUser, printUsers, terminalSafe } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
@@ -26,13 +26,19 @@ const program = new Command('workspace-users')
   .description('Manage the users of a workspace service from the terminal.')
   .addOption(new Option('--url <url>', 'the service address').env('WORKSPACE_URL').default('http://127.0.0.1:8080'))
   .addOption(new Option('--api-key <key>', 'the API key').env('WORKSPACE_API_KEY'))
-  .addOption(new Option('--api-key-secret <secret>', 'the API key secret (prefer the environment variable)').env('WORKSPACE_API_KEY_SECRET'))
+  .addOption(
+    new Option('--api-key-secret <secret>', 'the API key secret (prefer the environment variable)').env('WORKSPACE_API_KEY_SECRET'),
+  )
   .showHelpAfterError()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
 function client(): WorkspaceClient {
   const { url, apiKey, apiKeySecret } = program.opts<{ url: string; apiKey?: string; apiKeySecret?: string }>();
-  return createWorkspaceClient({ baseUrl: url, ...(apiKey ? { api_key: apiKey } : {}), ...(apiKeySecret ? { api_key_secret: apiKeySecret } : {}) });
+  return createWorkspaceClient({
+    baseUrl: url,
+    ...(apiKey ? { api_key: apiKey } : {}),
+    ...(apiKeySecret ? { api_key_secret: apiKeySecret } : {}),
+  });
 }
 
 const passwordOptions = (command: Command) =>
@@ -54,47 +60,60 @@ program
 
 program
   .command('list')
-  .description('list every user (one call, as Kasm\'s get_users), or one page with --page, --cursor or --page-size')
+  .description("list every user (one call, as Kasm's get_users), or one page with --page, --cursor or --page-size")
   .addOption(new Option('--page <n>', 'the page, from 1 (default 1)').argParser(positiveInteger).conflicts(['cursor', 'all']))
   .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
-  .option('--all', 'every user, fetched a page at a time by cursor (for a directory past the service\'s GET_USERS_MAX)')
+  .option('--all', "every user, fetched a page at a time by cursor (for a directory past the service's GET_USERS_MAX)")
   .option('--page-size <n>', 'users per page (at most 500; default 100 when paging)', positiveInteger)
   .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORT_FIELDS))
   .addOption(new Option('--desc', 'in descending order'))
   .option('--json', 'print JSON')
-  .action(async (options: { page?: number; cursor?: string; all?: boolean; pageSize?: number; sortBy?: SortField; desc?: boolean; json?: boolean }) => {
-    const order = {
-      ...(options.sortBy ? { sort_by: options.sortBy } : {}),
-      ...(options.desc ? { sort_direction: 'desc' as const } : {}),
-    };
-    if (options.all) {
-      const users: User[] = [];
-      try {
-        for await (const user of eachUser({ ...order, page_size: options.pageSize }, { client: client() })) users.push(user);
-      } catch (error) {
-        if (error instanceof WorkspaceCallError) throw new CliError(describe(error.error));
-        throw error;
+  .action(
+    async (options: {
+      page?: number;
+      cursor?: string;
+      all?: boolean;
+      pageSize?: number;
+      sortBy?: SortField;
+      desc?: boolean;
+      json?: boolean;
+    }) => {
+      const order = {
+        ...(options.sortBy ? { sort_by: options.sortBy } : {}),
+        ...(options.desc ? { sort_direction: 'desc' as const } : {}),
+      };
+      if (options.all) {
+        const users: User[] = [];
+        try {
+          for await (const user of eachUser({ ...order, page_size: options.pageSize }, { client: client() })) users.push(user);
+        } catch (error) {
+          if (error instanceof WorkspaceCallError) throw new CliError(describe(error.error));
+          throw error;
+        }
+        if (options.json) return printJson(users);
+        printUsers(users);
+        process.stdout.write(`${users.length} users\n`);
+        return;
       }
-      if (options.json) return printJson(users);
-      printUsers(users);
-      process.stdout.write(`${users.length} users\n`);
-      return;
-    }
-    if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined) {
-      const everyone = dataOf(await client().getUsers(order));
-      if (options.json) return printJson(everyone);
-      printUsers(everyone.users);
-      process.stdout.write(`${everyone.total} users\n`);
-      return;
-    }
-    const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 1 };
-    const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize ?? 100 }));
-    if (options.json) return printJson(page);
-    printUsers(page.users);
-    const where = page.page && page.page_size ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}` : `${page.users.length} users`;
-    process.stdout.write(`${where}, ${page.total} users in all\n`);
-    if (page.next_cursor) process.stdout.write(`next page: --cursor ${page.next_cursor}\n`);
-  });
+      if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined) {
+        const everyone = dataOf(await client().getUsers(order));
+        if (options.json) return printJson(everyone);
+        printUsers(everyone.users);
+        process.stdout.write(`${everyone.total} users\n`);
+        return;
+      }
+      const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 1 };
+      const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize ?? 100 }));
+      if (options.json) return printJson(page);
+      printUsers(page.users);
+      const where =
+        page.page && page.page_size
+          ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}`
+          : `${page.users.length} users`;
+      process.stdout.write(`${where}, ${page.total} users in all\n`);
+      if (page.next_cursor) process.stdout.write(`next page: --cursor ${page.next_cursor}\n`);
+    },
+  );
 
 program
   .command('get')
@@ -139,7 +158,7 @@ passwordOptions(
 passwordOptions(
   program
     .command('update')
-    .description('change some of a user\'s fields; the others keep their values')
+    .description("change some of a user's fields; the others keep their values")
     .argument('<user_id>', 'the user to change')
     .option('--username <username>')
     .option('--first-name <name>')
@@ -188,8 +207,11 @@ program
 /** A group by id, or by name (ignoring case), as getGroups lists them. */
 async function resolveGroup(sdk: WorkspaceClient, nameOrId: string): Promise<Group> {
   const { groups } = dataOf(await sdk.getGroups());
-  const group = groups.find((candidate) => candidate.group_id === nameOrId) ?? groups.find((candidate) => candidate.name.toLowerCase() === nameOrId.toLowerCase());
-  if (!group) throw new CliError(`no group "${nameOrId}"; the groups are: ${groups.map((candidate) => terminalSafe(candidate.name)).join(', ')}`);
+  const group =
+    groups.find((candidate) => candidate.group_id === nameOrId) ??
+    groups.find((candidate) => candidate.name.toLowerCase() === nameOrId.toLowerCase());
+  if (!group)
+    throw new CliError(`no group "${nameOrId}"; the groups are: ${groups.map((candidate) => terminalSafe(candidate.name)).join(', ')}`);
   return group;
 }
 
@@ -205,7 +227,9 @@ for (const action of ['add', 'remove'] as const) {
       const { group_id, name } = await resolveGroup(sdk, nameOrId);
       const body = { target_user: { user_id: userId }, target_group: { group_id } };
       dataOf(action === 'add' ? await sdk.addUserGroup(body) : await sdk.removeUserGroup(body));
-      process.stderr.write(`${action === 'add' ? 'added' : 'removed'} ${userId} ${action === 'add' ? 'to' : 'from'} ${terminalSafe(name)}\n`);
+      process.stderr.write(
+        `${action === 'add' ? 'added' : 'removed'} ${userId} ${action === 'add' ? 'to' : 'from'} ${terminalSafe(name)}\n`,
+      );
     });
 }
 
@@ -220,7 +244,10 @@ program
     else {
       process.stdout.write(`created ${summary.created} of ${summary.rows} users\n`);
       if (summary.failed.length > 0) {
-        printTable(['line', 'username', 'error'], summary.failed.map((failure) => [String(failure.line), failure.username, failure.error]));
+        printTable(
+          ['line', 'username', 'error'],
+          summary.failed.map((failure) => [String(failure.line), failure.username, failure.error]),
+        );
       }
     }
     if (summary.failed.length > 0) process.exitCode = 1;

@@ -13,7 +13,8 @@ export function describe(error: ApiError | ClientFailure): string {
 
 /** Unwraps an SDK result, or stops with the service's error message. */
 export function dataOf<T>(result: { data?: T; error?: ApiError | ClientFailure }): T {
-  if (result.error || result.data === undefined) throw new CliError(result.error ? describe(result.error) : 'empty answer from the service');
+  if (result.error || result.data === undefined)
+    throw new CliError(result.error ? describe(result.error) : 'empty answer from the service');
   return result.data;
 }
 

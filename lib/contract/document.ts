@@ -9,6 +9,7 @@ import { projectFile } from '../project-root.js';
 export type ContractName = 'workspace' | 'sample';
 
 /** An OpenAPI document as JSON: loosely typed, since each reader looks at different parts. */
+// biome-ignore lint/suspicious/noExplicitAny: each reader walks the parts it knows.
 export type OpenApiDocument = Record<string, any>;
 
 /** The bundle's path: JSON for programs (parsing YAML took a tenth of every start), YAML for people. */
@@ -43,7 +44,7 @@ export function resolveReference<T = OpenApiDocument>(document: OpenApiDocument,
       .slice(2)
       .split('/')
       .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<any>((node, segment) => node?.[segment], document);
+      .reduce<OpenApiDocument | undefined>((node, segment) => node?.[segment], document);
     if (current === undefined) throw new Error(`the contract's reference ${ref} leads nowhere`);
   }
   throw new Error('the contract has a reference cycle');

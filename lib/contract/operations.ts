@@ -4,7 +4,7 @@
  * single source of truth.
  */
 import type { components, operations } from '../../generated/workspace/types.js';
-import { readContract, resolveReference, type OpenApiDocument } from './document.js';
+import { type OpenApiDocument, readContract, resolveReference } from './document.js';
 
 export type OperationId = keyof operations;
 export type Permission = components['schemas']['Permission'];

@@ -41,7 +41,11 @@ function decodeBody(raw: string, chunked: boolean): string {
   return Buffer.from(body, 'latin1').toString('utf8');
 }
 
-export function rawRequest(baseUrl: string, request: string | Buffer, { waitMs = 5_000, trickle }: RawRequestOptions = {}): Promise<RawAnswer> {
+export function rawRequest(
+  baseUrl: string,
+  request: string | Buffer,
+  { waitMs = 5_000, trickle }: RawRequestOptions = {},
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const started = Date.now();

@@ -2,7 +2,7 @@
  * Runs one of the project's entry points as a child process, as `npm run …`
  * would: a TypeScript source under tsx, a compiled one (`dist/…js`) by node alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../project-root.js';
 
 export interface Finished {
@@ -11,7 +11,12 @@ export interface Finished {
   stderr: string;
 }
 
-export function startScript(script: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+export function startScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   return spawn(process.execPath, [...loader, script, ...args], {
     cwd: PROJECT_ROOT,

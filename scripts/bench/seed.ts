@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
-import { issueApiKey } from '../../server/auth/api-keys.js';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
+import { issueApiKey } from '../../server/auth/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
 
 export interface SeededDatabase {
@@ -32,7 +32,13 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
     for (let i = 0; i < count; i++) {
       const userId = randomBytes(16).toString('hex');
       userIds.push(userId);
-      insertUser.run(userId, `user${i}@example.com`, `First${i % 1000}`, `Last${i % 997}`, new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString());
+      insertUser.run(
+        userId,
+        `user${i}@example.com`,
+        `First${i % 1000}`,
+        `Last${i % 997}`,
+        new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      );
       insertMembership.run(userId, allUsers);
     }
   })();

@@ -13,4 +13,10 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const store = await openStore(config.databaseUrl);
 const app = createApp({ store, logger, validateResponses: false, validateRequests: false, authThrottle: config.authThrottle });
-serve(app, { name: 'unvalidated workspace service (benchmark only)', host: config.host, port: config.port, logger, onClose: () => store.close() });
+serve(app, {
+  name: 'unvalidated workspace service (benchmark only)',
+  host: config.host,
+  port: config.port,
+  logger,
+  onClose: () => store.close(),
+});

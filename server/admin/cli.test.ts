@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
-import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { runScript } from '../../lib/testing/run-script.js';
+import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { startTestService } from '../testing/service.js';
 
 describe('npm run admin', () => {
@@ -145,7 +145,9 @@ describe('npm run admin', () => {
     const again = await admin('delete-group', group.group_id);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no group/);
-    const system = (JSON.parse((await admin('list-groups', '--json')).stdout) as { group_id: string; is_system: boolean }[]).find((entry) => entry.is_system)!;
+    const system = (JSON.parse((await admin('list-groups', '--json')).stdout) as { group_id: string; is_system: boolean }[]).find(
+      (entry) => entry.is_system,
+    )!;
     const refused = await admin('delete-group', system.group_id);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /system group/);

@@ -9,12 +9,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { issueApiKey } from '../auth/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
-import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { openStore } from '../store/open-store.js';
-import { NameTakenError, type ApiKeyRecord } from '../store/records.js';
+import { type ApiKeyRecord, NameTakenError } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
 class AdminError extends Error {}
@@ -23,10 +23,15 @@ function parsePermissions(value: string): Permission[] {
   if (value.trim() === 'all') return [...PERMISSIONS];
   // A key that can only check itself (validate_credentials): for monitoring.
   if (value.trim() === 'none') return [];
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !PERMISSIONS.includes(name as Permission));
   if (names.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`unknown permission ${unknown.join(', ') || '(none given)'}; use "all", "none" or some of: ${PERMISSIONS.join(', ')}`);
+    throw new InvalidArgumentError(
+      `unknown permission ${unknown.join(', ') || '(none given)'}; use "all", "none" or some of: ${PERMISSIONS.join(', ')}`,
+    );
   }
   return [...new Set(names as Permission[])];
 }
@@ -45,7 +50,6 @@ function keyStatus(key: ApiKeyRecord, now = new Date()): string {
   if (key.expires && new Date(key.expires) <= now) return 'expired';
   return 'active';
 }
-
 
 /** Opens the store for one command and always closes it. */
 async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import type { Store } from '../store/repositories.js';
-import { issueApiKey, type IssuedApiKey } from './api-keys.js';
+import { type IssuedApiKey, issueApiKey } from './api-keys.js';
 
 /**
  * On a database with no API key at all, creates one with every permission so

@@ -50,7 +50,10 @@ describe('the failed-credential throttle', () => {
   it('lets a client in again when the window since its first failure is over, with Retry-After until then', async () => {
     const throttle = new AuthThrottle({ maxFailures: 1, windowSeconds: 1 });
     throttle.recordFailure('192.0.2.9');
-    assert.throws(() => throttle.assertAllowed('192.0.2.9'), (error: ApiError) => error.headers?.['Retry-After'] === '1');
+    assert.throws(
+      () => throttle.assertAllowed('192.0.2.9'),
+      (error: ApiError) => error.headers?.['Retry-After'] === '1',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     assert.ok(!blocked(throttle, '192.0.2.9'));
   });

@@ -68,11 +68,19 @@ describe('get_users with credentials only', () => {
         assert.deepEqual(Object.keys(answer.body), ['users', 'total', 'next_cursor']);
         assert.equal(answer.body.total, count);
         assert.equal(answer.body.next_cursor, null);
-        assert.deepEqual(answer.body.users.map((user: { user_id: string }) => user.user_id), await byCursor(order), JSON.stringify(order));
+        assert.deepEqual(
+          answer.body.users.map((user: { user_id: string }) => user.user_id),
+          await byCursor(order),
+          JSON.stringify(order),
+        );
       }
       const everyone = await service.callAsAdmin('get_users');
       assert.deepEqual(new Set(everyone.body.users.map((user: { user_id: string }) => user.user_id)), new Set(created));
-      assert.deepEqual(everyone.body.users[0].groups, [{ group_id: everyone.body.users[0].groups[0].group_id, name: 'All Users' }], 'with their groups');
+      assert.deepEqual(
+        everyone.body.users[0].groups,
+        [{ group_id: everyone.body.users[0].groups[0].group_id, name: 'All Users' }],
+        'with their groups',
+      );
     });
   }
 
@@ -135,12 +143,17 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
     }
   });
 
-  it('gives a listing\'s turn back when its client leaves midway, so later listings are not starved', { timeout: 30_000 }, async () => {
+  it("gives a listing's turn back when its client leaves midway, so later listings are not starved", { timeout: 30_000 }, async () => {
     const service = await startTestService();
     try {
       await addUsers(service, LISTING_BATCH * 3);
       const request = (signal?: AbortSignal) =>
-        fetch(`${service.baseUrl}/api/public/get_users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(service.admin), signal });
+        fetch(`${service.baseUrl}/api/public/get_users`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(service.admin),
+          signal,
+        });
       // More clients that leave after the first bytes than there are turns.
       for (let left = 0; left < LISTINGS_AT_ONCE + 1; left++) {
         const abort = new AbortController();

@@ -51,7 +51,8 @@ const tooLarge = (total: number, max: number) =>
   );
 
 export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sortDirection, max }: EveryUserQuery): Promise<StreamedJson> {
-  const batch = (start: UserQuery['start'], countTotal: boolean) => store.users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
+  const batch = (start: UserQuery['start'], countTotal: boolean) =>
+    store.users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
   const giveBack = await turns.take();
   let first: UserListing;
   try {

@@ -24,7 +24,8 @@ export function cursorAfter(user: User, sortBy: SortableField, sortDirection: 'a
 }
 
 /** The contract accepts any URL-safe text as a cursor; only the service knows which are its own. */
-export const invalidCursor = (path: string, message: string) => new ApiError(400, 'invalid_cursor', `Invalid cursor: ${path}: ${message}`, [{ path, message }]);
+export const invalidCursor = (path: string, message: string) =>
+  new ApiError(400, 'invalid_cursor', `Invalid cursor: ${path}: ${message}`, [{ path, message }]);
 
 const notACursor = () => invalidCursor('/body/cursor', 'is not a cursor this service handed out; pass a next_cursor unchanged');
 

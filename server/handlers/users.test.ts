@@ -90,7 +90,11 @@ describe('the user lifecycle', () => {
     let listing: TestService;
     before(async () => {
       listing = await startTestService();
-      for (const [username, last_name] of [['c@x.io', 'Avery'], ['a@x.io', 'Cole'], ['b@x.io', 'Blake']]) {
+      for (const [username, last_name] of [
+        ['c@x.io', 'Avery'],
+        ['a@x.io', 'Cole'],
+        ['b@x.io', 'Blake'],
+      ]) {
         await listing.createUser({ username, last_name });
       }
     });
@@ -135,7 +139,15 @@ describe('the user lifecycle', () => {
     before(async () => {
       directory = await startTestService();
       // Ties on purpose: three Smiths and two Jones, created in an order unlike any sort.
-      const people = [['smith', 'Mia'], ['jones', 'Ann'], ['smith', 'Zoe'], ['avery', 'Kim'], ['smith', 'Ann'], ['jones', 'Lee'], ['baker', 'Ann']];
+      const people = [
+        ['smith', 'Mia'],
+        ['jones', 'Ann'],
+        ['smith', 'Zoe'],
+        ['avery', 'Kim'],
+        ['smith', 'Ann'],
+        ['jones', 'Lee'],
+        ['baker', 'Ann'],
+      ];
       for (const [index, [last_name, first_name]] of people.entries()) {
         await directory.createUser({ username: `u${(index * 5) % 7}@x.io`, last_name, first_name });
       }
@@ -226,9 +238,14 @@ describe('the user lifecycle', () => {
       }
     });
 
-    it("refuses a cursor it did not hand out as invalid_cursor, and text no cursor has as invalid_request", async () => {
+    it('refuses a cursor it did not hand out as invalid_cursor, and text no cursor has as invalid_request', async () => {
       const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      for (const cursor of ['bm90IGpzb24', forged([1, 'password_hash', 'asc', 'x', 'y']), forged([2, 'username', 'asc', 'x', 'y']), forged({ after: 'x' })]) {
+      for (const cursor of [
+        'bm90IGpzb24',
+        forged([1, 'password_hash', 'asc', 'x', 'y']),
+        forged([2, 'username', 'asc', 'x', 'y']),
+        forged({ after: 'x' }),
+      ]) {
         const answer = await directory.callAsAdmin('get_users', { cursor });
         assert.equal(answer.status, 400, cursor);
         assert.equal(answer.body.code, 'invalid_cursor');

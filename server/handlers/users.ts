@@ -5,15 +5,17 @@ import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { NameTakenError, type UserChanges } from '../store/records.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
+import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
-import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 
 /** The stored form of a new username, or 400 invalid_username saying which rule of the profile it breaks. */
 function acceptedUsername(username: string): string {
   const verdict = enforceUsername(username);
   if (!verdict.ok) {
-    throw new ApiError(400, 'invalid_username', `Username ${verdict.reason}`, [{ path: '/body/target_user/username', message: verdict.reason }]);
+    throw new ApiError(400, 'invalid_username', `Username ${verdict.reason}`, [
+      { path: '/body/target_user/username', message: verdict.reason },
+    ]);
   }
   return verdict.username;
 }
@@ -38,13 +40,20 @@ async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> 
   }
 }
 
-export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
+export function userHandlers({
+  store,
+  getUsersMax = DEFAULT_GET_USERS_MAX,
+}: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
   const turns = listingTurns();
   return {
     async getUsers(body) {
       // No page asked for: every user, as Kasm's get_users answers (every-user.ts).
       if (body.page === undefined && body.page_size === undefined && body.cursor === undefined) {
-        return everyUser(store, turns, { sortBy: body.sort_by ?? 'username', sortDirection: body.sort_direction ?? 'asc', max: getUsersMax });
+        return everyUser(store, turns, {
+          sortBy: body.sort_by ?? 'username',
+          sortDirection: body.sort_direction ?? 'asc',
+          max: getUsersMax,
+        });
       }
       const pageSize = body.page_size ?? 100;
       if (body.cursor === undefined) {
@@ -55,7 +64,8 @@ export function userHandlers({ store, getUsersMax = DEFAULT_GET_USERS_MAX }: Ser
         return { users, total, page, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
       }
       // The contract refuses this already; checked again for a request that reaches here unvalidated.
-      if (body.page !== undefined) throw new ApiError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
+      if (body.page !== undefined)
+        throw new ApiError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
       const { sortBy, sortDirection, after } = parseCursor(body.cursor);
       if (body.sort_by !== undefined && body.sort_by !== sortBy) {
         throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OPERATIONS, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
-import { startTestService, type Answer, type TestService } from '../testing/service.js';
+import { type Answer, startTestService, type TestService } from '../testing/service.js';
 
 /** Status and body, the parts of an answer a prober could compare. */
 const observable = (answer: Answer) => ({ status: answer.status, body: answer.body });
@@ -16,10 +16,17 @@ describe('credentials and permissions', () => {
   it('answers an unknown key and a wrong secret identically', async () => {
     const user = await service.createUser();
     const target_user = { user_id: user.user_id, first_name: 'x' };
-    const unknownKey = await service.call('update_user', { api_key: 'unknown-key', api_key_secret: service.admin.api_key_secret, target_user });
+    const unknownKey = await service.call('update_user', {
+      api_key: 'unknown-key',
+      api_key_secret: service.admin.api_key_secret,
+      target_user,
+    });
     const wrongSecret = await service.call('update_user', { api_key: service.admin.api_key, api_key_secret: 'wrong-secret', target_user });
     assert.deepEqual(observable(unknownKey), observable(wrongSecret));
-    assert.deepEqual(observable(unknownKey), { status: 401, body: { error_message: 'Invalid API key or secret', code: 'invalid_credentials' } });
+    assert.deepEqual(observable(unknownKey), {
+      status: 401,
+      body: { error_message: 'Invalid API key or secret', code: 'invalid_credentials' },
+    });
   });
 
   it('checks credentials before looking up the user, so a bad key learns nothing about users', async () => {
@@ -39,7 +46,10 @@ describe('credentials and permissions', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     for (const key of [expired, revoked]) {
       const answer = await service.call('get_groups', key);
-      assert.deepEqual(observable(answer), { status: 401, body: { error_message: 'Invalid API key or secret', code: 'invalid_credentials' } });
+      assert.deepEqual(observable(answer), {
+        status: 401,
+        body: { error_message: 'Invalid API key or secret', code: 'invalid_credentials' },
+      });
     }
   });
 
@@ -134,7 +144,7 @@ describe('throttling failed credential checks', () => {
   });
 });
 
-describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () => {
+describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => {
   let service: TestService;
   before(async () => {
     service = await startTestService({ authThrottle: { maxFailures: 1_000, windowSeconds: 60 } });
@@ -160,14 +170,24 @@ describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () =>
     const header = basic(service.admin.api_key, service.admin.api_key_secret);
     const byBody = (operation: string, fields: Record<string, unknown> = {}) => post(operation, { ...service.admin, ...fields });
     const byHeader = (operation: string, fields: Record<string, unknown> = {}) => post(operation, fields, header);
-    const comparable = (answer: Answer) => ({ status: answer.status, body: JSON.parse(answer.text.replace(/"(user_id|created|password_set_date)":"[^"]*"/g, '"$1":"…"').replace(/"username":"[ab]-/g, '"username":"x-')) });
+    const comparable = (answer: Answer) => ({
+      status: answer.status,
+      body: JSON.parse(
+        answer.text.replace(/"(user_id|created|password_set_date)":"[^"]*"/g, '"$1":"…"').replace(/"username":"[ab]-/g, '"username":"x-'),
+      ),
+    });
 
     for (const operation of ['validate_credentials', 'get_users', 'get_groups']) {
       assert.deepEqual(comparable(await byHeader(operation)), comparable(await byBody(operation)), operation);
     }
     // The lifecycle, once each way, on twin users.
-    for (const [prefix, send] of [['a', byBody], ['b', byHeader]] as const) {
-      const created = await send('create_user', { target_user: { username: `${prefix}-twin@example.com`, first_name: 'Twin', password: 'Correct-Horse-42' } });
+    for (const [prefix, send] of [
+      ['a', byBody],
+      ['b', byHeader],
+    ] as const) {
+      const created = await send('create_user', {
+        target_user: { username: `${prefix}-twin@example.com`, first_name: 'Twin', password: 'Correct-Horse-42' },
+      });
       assert.equal(created.status, 200, created.text);
       const user_id = JSON.parse(created.text).user.user_id;
       const steps = [
@@ -179,7 +199,11 @@ describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () =>
         await send('delete_user', { target_user: { user_id } }),
         await send('delete_user', { target_user: { user_id } }),
       ];
-      assert.deepEqual(steps.map((step) => step.status), [200, 200, 200, 200, 400, 200, 404], `${prefix}: ${steps.map((step) => step.text).join('\n')}`);
+      assert.deepEqual(
+        steps.map((step) => step.status),
+        [200, 200, 200, 200, 400, 200, 404],
+        `${prefix}: ${steps.map((step) => step.text).join('\n')}`,
+      );
     }
   });
 
@@ -222,7 +246,11 @@ describe('credentials by HTTP Basic, as Kasm\'s Developer API sends them', () =>
     }
     // Well-formed, but a key id no key can have (PostgreSQL cannot even hold the NUL): looked up nowhere.
     assert.deepEqual(seen(await post('get_groups', {}, basic(`${key}\u0000`, service.admin.api_key_secret))), reference);
-    assert.equal((await post('get_groups', {}, `basic  ${Buffer.from(`${key}:${service.admin.api_key_secret}`).toString('base64')} `)).status, 200, 'the scheme in any case, with spaces');
+    assert.equal(
+      (await post('get_groups', {}, `basic  ${Buffer.from(`${key}:${service.admin.api_key_secret}`).toString('base64')} `)).status,
+      200,
+      'the scheme in any case, with spaces',
+    );
   });
 
   it('refuses credentials in both places that disagree with 400, and takes them when they agree', async () => {

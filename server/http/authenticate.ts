@@ -11,9 +11,9 @@
  * the service should answer silently.
  */
 import type { Request, RequestHandler } from 'express';
+import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
 import { isValidKey } from '../auth/api-keys.js';
 import type { AuthThrottle } from '../auth/throttle.js';
-import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
 import { ApiError, invalidCredentials, permissionDenied } from '../errors.js';
 import type { Store } from '../store/repositories.js';
 
@@ -47,9 +47,12 @@ function fromBody(req: Request): Credentials | undefined {
 
 const disagreement = () => {
   const message = 'differs from the credentials in the Authorization header';
-  return new ApiError(400, 'invalid_request', 'Invalid request: the credentials in the Authorization header and in the body differ; send them once', [
-    { path: '/body/api_key', message },
-  ]);
+  return new ApiError(
+    400,
+    'invalid_request',
+    'Invalid request: the credentials in the Authorization header and in the body differ; send them once',
+    [{ path: '/body/api_key', message }],
+  );
 };
 
 export function authenticate(permission: RequiredPermission, store: Store, throttle: AuthThrottle): RequestHandler {
@@ -59,7 +62,11 @@ export function authenticate(permission: RequiredPermission, store: Store, throt
     throttle.assertAllowed(address);
     const header = fromHeader(req);
     const body = fromBody(req);
-    if (header.kind === 'basic' && body && (header.credentials.api_key !== body.api_key || header.credentials.api_key_secret !== body.api_key_secret)) {
+    if (
+      header.kind === 'basic' &&
+      body &&
+      (header.credentials.api_key !== body.api_key || header.credentials.api_key_secret !== body.api_key_secret)
+    ) {
       throw disagreement();
     }
     const credentials = header.kind === 'basic' ? header.credentials : header.kind === 'none' ? body : undefined;

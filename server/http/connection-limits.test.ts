@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SERVER_TIMEOUTS } from './lifecycle.js';
 import { rawRequest } from '../../lib/testing/raw-http.js';
 import { startTestService, type TestService } from '../testing/service.js';
+import { SERVER_TIMEOUTS } from './lifecycle.js';
 
 describe('connection limits', () => {
   let service: TestService;
@@ -25,19 +25,29 @@ describe('connection limits', () => {
     const [slowHeaders, slowBody] = await Promise.all([
       rawRequest(service.baseUrl, 'POST /api/public/get_groups HTTP/1.1\r\n', {
         waitMs: 20_000,
-        trickle: { parts: drip('Host: x\r\nContent-Type: application/json\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n'), intervalMs: 1_000 },
+        trickle: {
+          parts: drip('Host: x\r\nContent-Type: application/json\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n'),
+          intervalMs: 1_000,
+        },
       }),
-      rawRequest(service.baseUrl, `POST /api/public/get_groups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, {
-        waitMs: 40_000,
-        trickle: { parts: drip(body), intervalMs: 1_000 },
-      }),
+      rawRequest(
+        service.baseUrl,
+        `POST /api/public/get_groups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        {
+          waitMs: 40_000,
+          trickle: { parts: drip(body), intervalMs: 1_000 },
+        },
+      ),
     ]);
     for (const [answer, limit] of [
       [slowHeaders, SERVER_TIMEOUTS.headersMs],
       [slowBody, SERVER_TIMEOUTS.requestMs],
     ] as const) {
       assert.ok(answer.closed, 'the server closed the connection');
-      assert.ok(answer.elapsedMs >= limit - 100 && answer.elapsedMs <= limit + 1_500, `closed after ${answer.elapsedMs} ms, limit ${limit} ms`);
+      assert.ok(
+        answer.elapsedMs >= limit - 100 && answer.elapsedMs <= limit + 1_500,
+        `closed after ${answer.elapsedMs} ms, limit ${limit} ms`,
+      );
       assert.equal(answer.status, 408);
       assert.equal(JSON.parse(answer.body).code, 'request_timeout');
     }

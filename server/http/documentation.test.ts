@@ -45,18 +45,22 @@ describe('HEAD on the workspace service', () => {
   });
   after(() => service.close());
 
-  it('answers HEAD on every GET route with the GET\'s status and headers and no body', async () => {
+  it("answers HEAD on every GET route with the GET's status and headers and no body", async () => {
     const gets = OPERATIONS.filter((operation) => operation.method === 'get');
     assert.deepEqual(
       gets.map((operation) => operation.path).sort(),
-      OPERATIONS.filter((operation) => operation.method === 'head').map((operation) => operation.path).sort(),
+      OPERATIONS.filter((operation) => operation.method === 'head')
+        .map((operation) => operation.path)
+        .sort(),
       'the contract declares a HEAD for every GET',
     );
     for (const path of [...gets.map((operation) => operation.path), '/healthz?verbose=1', '/nowhere']) {
       const [got, head] = [await service.request(path), await service.request(path, { method: 'HEAD' })];
       assert.equal(head.status, got.status, path);
       // The 404's message names the method, so only its length differs there.
-      for (const name of ['content-type', 'content-length', 'cache-control', 'content-security-policy'].filter((name) => path !== '/nowhere' || name !== 'content-length')) {
+      for (const name of ['content-type', 'content-length', 'cache-control', 'content-security-policy'].filter(
+        (name) => path !== '/nowhere' || name !== 'content-length',
+      )) {
         assert.equal(head.headers.get(name), got.headers.get(name), `${path}: ${name}`);
       }
       assert.equal(head.text, '', `${path}: no body`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import type { Store } from '../store/repositories.js';
-import { startTestService, type Answer, type TestService } from '../testing/service.js';
+import { type Answer, startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 
 /** Every error answer is the contract's JSON error shape and nothing else. */
@@ -67,7 +67,11 @@ describe('the error table (DESIGN.md, Errors)', () => {
     }
     assertErrorShape(await service.call('validate_credentials', { api_key: `key${nul}`, api_key_secret: 'x' }), 400, 'invalid_request');
     assertErrorShape(await service.call('validate_credentials', { api_key: 'no such key', api_key_secret: 'x' }), 400, 'invalid_request');
-    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.organization, '', 'nothing written');
+    assert.equal(
+      (await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.organization,
+      '',
+      'nothing written',
+    );
   });
 
   it('400 invalid_request for an unknown query parameter', async () => {
@@ -77,7 +81,11 @@ describe('the error table (DESIGN.md, Errors)', () => {
   it('400 invalid_request for query parameters the query parser drops (found by the contract fuzz)', async () => {
     for (const query of ['?[=1', '?%26%5B=x', '?&']) {
       assertErrorShape(await service.request(`/healthz${query}`), 400, 'invalid_request');
-      assertErrorShape(await service.request(`/api/public/get_groups${query}`, json(JSON.stringify(service.admin))), 400, 'invalid_request');
+      assertErrorShape(
+        await service.request(`/api/public/get_groups${query}`, json(JSON.stringify(service.admin))),
+        400,
+        'invalid_request',
+      );
     }
     assert.equal((await service.request('/healthz?')).status, 200);
   });
@@ -101,10 +109,18 @@ describe('the error table (DESIGN.md, Errors)', () => {
   });
 
   it('415 unsupported_media_type for a body that is not JSON, is not UTF-8, or has no type', async () => {
-    assertErrorShape(await service.request('/api/public/get_groups', json('api_key=x', 'application/x-www-form-urlencoded')), 415, 'unsupported_media_type');
+    assertErrorShape(
+      await service.request('/api/public/get_groups', json('api_key=x', 'application/x-www-form-urlencoded')),
+      415,
+      'unsupported_media_type',
+    );
     assertErrorShape(await service.request('/api/public/get_groups', json('{}', 'text/plain')), 415, 'unsupported_media_type');
     assertErrorShape(await service.request('/api/public/get_groups', { method: 'POST' }), 415, 'unsupported_media_type');
-    assertErrorShape(await service.request('/api/public/get_groups', json('{}', 'application/json; charset=latin1')), 415, 'unsupported_media_type');
+    assertErrorShape(
+      await service.request('/api/public/get_groups', json('{}', 'application/json; charset=latin1')),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('gives every answer a request id, keeping a well-formed incoming one', async () => {
@@ -161,7 +177,10 @@ describe('failures inside the service', () => {
       .logs()
       .split('\n')
       .filter((line) => line.includes(requestId));
-    assert.ok(logged.some((line) => line.includes('disk I/O error')), 'the cause is logged with the request id');
+    assert.ok(
+      logged.some((line) => line.includes('disk I/O error')),
+      'the cause is logged with the request id',
+    );
   });
 
   it('503 unavailable from /healthz when the database does not answer, to HEAD as well', async () => {

@@ -5,7 +5,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../../lib/contract/operations.js';
-import { ApiError, internalError, type ErrorDetail } from '../errors.js';
+import { ApiError, type ErrorDetail, internalError } from '../errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { requestLogger } from './request-logging.js';
 import { sendJson } from './send-json.js';
@@ -26,11 +26,19 @@ interface BodyParserError {
 }
 
 function isValidatorError(error: unknown): error is ValidatorError {
-  return error instanceof Error && typeof (error as Partial<ValidatorError>).status === 'number' && Array.isArray((error as Partial<ValidatorError>).errors);
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<ValidatorError>).status === 'number' &&
+    Array.isArray((error as Partial<ValidatorError>).errors)
+  );
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return error instanceof Error && typeof (error as Partial<BodyParserError>).type === 'string' && typeof (error as Partial<BodyParserError>).status === 'number';
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<BodyParserError>).type === 'string' &&
+    typeof (error as Partial<BodyParserError>).status === 'number'
+  );
 }
 
 /** A path or method echoed in a message, cut short so a long URL cannot bloat the answer. */
@@ -40,7 +48,9 @@ const echo = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` :
 const PASSWORD_ROUTES = new Set(OPERATIONS.filter((operation) => operation.takesPassword).map((operation) => operation.path));
 
 /** Fields that must not come together, by path: Ajv reports them only as "/body: must NOT be valid". */
-const EXCLUSIVE_FIELDS = new Map(OPERATIONS.filter((operation) => operation.exclusiveFields.length > 0).map((operation) => [operation.path, operation.exclusiveFields]));
+const EXCLUSIVE_FIELDS = new Map(
+  OPERATIONS.filter((operation) => operation.exclusiveFields.length > 0).map((operation) => [operation.path, operation.exclusiveFields]),
+);
 
 function describeExclusive(error: ValidatorError['errors'][number], req: Request): ValidatorError['errors'][number] {
   const fields = EXCLUSIVE_FIELDS.get(req.path);
@@ -89,7 +99,8 @@ export function toApiError(error: unknown, req: Request): ApiError {
       case 'charset.unsupported':
         return new ApiError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
       default:
-        if (error.status >= 400 && error.status < 500) return new ApiError(400, 'invalid_request', 'Invalid request: the body could not be read');
+        if (error.status >= 400 && error.status < 500)
+          return new ApiError(400, 'invalid_request', 'Invalid request: the body could not be read');
     }
   }
   if (isValidatorError(error)) {

@@ -83,5 +83,6 @@ export function requestLogging(logger: Logger): RequestHandler {
 export function requestLogger(req: Request, res: Response): Logger {
   const state = (req as LoggedRequest)[STATE];
   if (!state) throw new Error('requestLogger needs the requestLogging middleware in front');
-  return (state.child ??= state.logger.child({ req: described(req, state.id), ...apiKeyOf(res) }));
+  state.child ??= state.logger.child({ req: described(req, state.id), ...apiKeyOf(res) });
+  return state.child;
 }

@@ -7,5 +7,8 @@ import type { Request, Response } from 'express';
 
 export function sendJson(req: Request, res: Response, body: unknown): void {
   if (req.method !== 'HEAD') return void res.json(body);
-  res.type('json').set('Content-Length', String(Buffer.byteLength(JSON.stringify(body)))).end();
+  res
+    .type('json')
+    .set('Content-Length', String(Buffer.byteLength(JSON.stringify(body))))
+    .end();
 }

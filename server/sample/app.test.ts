@@ -102,7 +102,13 @@ describe('the sample data server', () => {
       const [got, head] = [await fetch(`${baseUrl}${path}`, { headers }), await fetch(`${baseUrl}${path}`, { method: 'HEAD', headers })];
       assert.equal(head.status, got.status, path);
       // The 404's message names the method, so only its length differs there.
-      for (const name of ['content-type', 'content-length', 'access-control-allow-origin', 'access-control-allow-credentials', 'vary'].filter((name) => !path.endsWith('nothing') || name !== 'content-length')) {
+      for (const name of [
+        'content-type',
+        'content-length',
+        'access-control-allow-origin',
+        'access-control-allow-credentials',
+        'vary',
+      ].filter((name) => !path.endsWith('nothing') || name !== 'content-length')) {
         assert.equal(head.headers.get(name), got.headers.get(name), `${path}: ${name}`);
       }
       assert.equal(await head.text(), '', `${path}: no body`);

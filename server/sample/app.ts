@@ -1,17 +1,11 @@
-/**
- * The sample data server (spec sections 4.2–4.4): a home page and a JSON list
- * of records, readable from every origin with credentials. Validated by its
- * own contract; errors in the same shape as the workspace service's.
- */
-import { readFileSync } from 'node:fs';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { contractPath, readContract } from '../../lib/contract/document.js';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
 import { requestLogging } from '../http/request-logging.js';
 import { sendJson } from '../http/send-json.js';
 import type { Logger } from '../logger.js';
-import { contractPath, readContract } from '../../lib/contract/document.js';
 import { buildRecords } from './records.js';
 
 const SAMPLE_PATHS = new Set(Object.keys(readContract('sample').paths as object));

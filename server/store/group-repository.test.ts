@@ -20,7 +20,9 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   it('starts with the system group alone, and lists groups by name', async () => {
     const isolated = await openTestStore();
     try {
-      assert.deepEqual(await isolated.store.groups.list(), [{ group_id: (await isolated.store.groups.list())[0]!.group_id, name: 'All Users', is_system: true }]);
+      assert.deepEqual(await isolated.store.groups.list(), [
+        { group_id: (await isolated.store.groups.list())[0]!.group_id, name: 'All Users', is_system: true },
+      ]);
       await isolated.store.groups.create({ group_id: 'b'.repeat(32), name: 'Zebra' });
       await isolated.store.groups.create({ group_id: 'c'.repeat(32), name: 'Alpha' });
       assert.deepEqual(
@@ -34,7 +36,10 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
 
   it('refuses a taken group name with NameTakenError', async () => {
     await store.groups.create({ group_id: newGroupId(), name: 'Ops' });
-    await assert.rejects(store.groups.create({ group_id: newGroupId(), name: 'Ops' }), (error) => error instanceof NameTakenError && error.field === 'group_name');
+    await assert.rejects(
+      store.groups.create({ group_id: newGroupId(), name: 'Ops' }),
+      (error) => error instanceof NameTakenError && error.field === 'group_name',
+    );
   });
 
   it('adds and removes members, saying what each change came to', async () => {

@@ -1,6 +1,6 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
 import type { Kysely } from 'kysely';
-import { uniqueName, type DatabaseTraits, type Db } from './database-traits.js';
+import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import type { Group, MembershipChange } from './records.js';
 import type { GroupRepository } from './repositories.js';
 import type { Database } from './schema.js';
@@ -68,11 +68,7 @@ export class KyselyGroupRepository implements GroupRepository {
       if (problem) return problem;
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
       if (group.is_system) return 'system_group';
-      const result = await trx
-        .deleteFrom('user_groups')
-        .where('user_id', '=', userId)
-        .where('group_id', '=', groupId)
-        .executeTakeFirst();
+      const result = await trx.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', '=', groupId).executeTakeFirst();
       return Number(result.numDeletedRows) > 0 ? 'done' : 'not_member';
     });
   }

@@ -36,7 +36,12 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
 const inspections = new WeakMap<Store, StoreInspection>();
 
 /** Called by openStore for each store it opens. */
-export function registerInspection(store: Store, db: Kysely<Database>, kind: StoreInspection['kind'], commitGroup: GroupCommit | undefined): void {
+export function registerInspection(
+  store: Store,
+  db: Kysely<Database>,
+  kind: StoreInspection['kind'],
+  commitGroup: GroupCommit | undefined,
+): void {
   // The table names are the schema's and fixed, so the dynamic references below name only those.
   const anyDb = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   inspections.set(store, {

@@ -4,15 +4,22 @@
  * Never edit a migration that has shipped: add the next number.
  */
 import { randomBytes } from 'node:crypto';
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { enforceUsername } from '../username/profile.js';
+
+/**
+ * A migration sees the database as it was when the migration was written, not
+ * as schema.ts describes it today, so it is typed loosely (Kysely's advice).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the schema a migration meets is not today's.
+type AnyDatabase = Kysely<any>;
 
 /** The system group every user belongs to (DESIGN.md, User). */
 export const ALL_USERS_GROUP = 'All Users';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': {
-    async up(db: Kysely<any>) {
+    async up(db: AnyDatabase) {
       await db.schema
         .createTable('users')
         .addColumn('user_id', 'text', (c) => c.primaryKey())
@@ -74,7 +81,7 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   '0002_username_sort_index': {
     // Listing by username (the default) pages through this index without reading the rows it skips.
-    async up(db: Kysely<any>) {
+    async up(db: AnyDatabase) {
       await db.schema.createIndex('users_username_user_id_idx').on('users').columns(['username', 'user_id']).execute();
     },
   },
@@ -83,7 +90,7 @@ const MIGRATIONS: Record<string, Migration> = {
     // losing a user: a name the profile maps to another form (full-width, upper case, not NFC) is
     // rewritten when that form is free; a name it refuses, or whose form another user holds, is
     // kept as it is and listed in username_reports, which `npm run admin -- username-report` shows.
-    async up(db: Kysely<any>) {
+    async up(db: AnyDatabase) {
       await db.schema
         .createTable('username_reports')
         .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.user_id').onDelete('cascade'))
@@ -124,7 +131,7 @@ export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+export async function migrateToLatest(db: AnyDatabase): Promise<void> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;

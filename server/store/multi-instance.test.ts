@@ -28,7 +28,9 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
     const user = await first.createUser();
     const fields = ['first_name', 'last_name', 'phone', 'organization'] as const;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => update(i % 2 === 0 ? first : second, { user_id: user.user_id, [fields[i % 4]!]: `${fields[i % 4]}-${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        update(i % 2 === 0 ? first : second, { user_id: user.user_id, [fields[i % 4]!]: `${fields[i % 4]}-${i}` }),
+      ),
     );
     assert.deepEqual(
       answers.map((answer) => answer.status),

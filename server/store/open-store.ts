@@ -5,7 +5,7 @@
  *   postgres://user@host/db  PostgreSQL, which several instances can share
  */
 import { resolve } from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { KyselyGroupRepository } from './group-repository.js';

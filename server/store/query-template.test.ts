@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  type DialectAdapter,
   DummyDriver,
   Kysely,
   PostgresAdapter,
   PostgresQueryCompiler,
+  type QueryCompiler,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  type DialectAdapter,
-  type QueryCompiler,
 } from 'kysely';
 import { queryTemplate } from './query-template.js';
 import type { Database } from './schema.js';
@@ -17,7 +17,12 @@ import type { Database } from './schema.js';
 // Compiling needs a dialect, not a database.
 const compilingOnly = (createAdapter: () => DialectAdapter, createQueryCompiler: () => QueryCompiler) =>
   new Kysely<Database>({
-    dialect: { createAdapter, createQueryCompiler, createDriver: () => new DummyDriver(), createIntrospector: (db) => new SqliteIntrospector(db) },
+    dialect: {
+      createAdapter,
+      createQueryCompiler,
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+    },
   });
 const dialects = {
   sqlite: compilingOnly(
@@ -64,7 +69,10 @@ describe('query templates', () => {
       /argument 1 must appear exactly once/,
     );
     assert.throws(
-      () => queryTemplate(1, (userId: string) => db.selectFrom('users').selectAll().where('user_id', '=', userId).where('username', '=', userId)),
+      () =>
+        queryTemplate(1, (userId: string) =>
+          db.selectFrom('users').selectAll().where('user_id', '=', userId).where('username', '=', userId),
+        ),
       /argument 0 must appear exactly once/,
     );
   });

@@ -7,7 +7,7 @@
  * places among the compiled parameters are kept, and each call puts its values
  * there. The SQL is still Kysely's: typed, and right for the dialect.
  */
-import { createQueryId, type Compilable, type CompiledQuery } from 'kysely';
+import { type Compilable, type CompiledQuery, createQueryId } from 'kysely';
 
 class Marker {
   constructor(readonly index: number) {}

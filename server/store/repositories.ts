@@ -11,8 +11,8 @@ import type {
   User,
   UserChanges,
   UserListing,
-  UserQuery,
   UsernameReport,
+  UserQuery,
 } from './records.js';
 
 export interface UserRepository {

@@ -42,7 +42,10 @@ describe(`UserRepository (${TEST_STORE})`, () => {
   it('refuses a taken username with NameTakenError, on create and on update', async () => {
     const first = await store.users.create(newUserRecord());
     const second = await store.users.create(newUserRecord());
-    await assert.rejects(store.users.create(newUserRecord({ username: first.username })), (error) => error instanceof NameTakenError && error.field === 'username');
+    await assert.rejects(
+      store.users.create(newUserRecord({ username: first.username })),
+      (error) => error instanceof NameTakenError && error.field === 'username',
+    );
     await assert.rejects(store.users.update(second.user_id, { username: first.username }), NameTakenError);
     assert.equal((await store.users.findById(second.user_id))?.username, second.username, 'unchanged');
   });
@@ -67,11 +70,17 @@ describe(`UserRepository (${TEST_STORE})`, () => {
     const isolated = await openTestStore();
     try {
       const users: User[] = [];
-      for (const name of ['Cleo', 'Abe', 'Bea', 'Abe', 'Dan']) users.push(await isolated.store.users.create(newUserRecord({ first_name: name })));
-      const expected = [...users].sort((a, b) => a.first_name.localeCompare(b.first_name) || a.user_id.localeCompare(b.user_id)).map((user) => user.user_id);
+      for (const name of ['Cleo', 'Abe', 'Bea', 'Abe', 'Dan'])
+        users.push(await isolated.store.users.create(newUserRecord({ first_name: name })));
+      const expected = [...users]
+        .sort((a, b) => a.first_name.localeCompare(b.first_name) || a.user_id.localeCompare(b.user_id))
+        .map((user) => user.user_id);
 
       const first = await isolated.store.users.list({ pageSize: 2, sortBy: 'first_name', sortDirection: 'asc', start: { skip: 0 } });
-      assert.deepEqual({ ids: first.users.map((user) => user.user_id), total: first.total, more: first.more }, { ids: expected.slice(0, 2), total: 5, more: true });
+      assert.deepEqual(
+        { ids: first.users.map((user) => user.user_id), total: first.total, more: first.more },
+        { ids: expected.slice(0, 2), total: 5, more: true },
+      );
       const last = first.users.at(-1)!;
       const next = await isolated.store.users.list({
         pageSize: 3,
@@ -80,7 +89,10 @@ describe(`UserRepository (${TEST_STORE})`, () => {
         start: { after: { value: last.first_name, userId: last.user_id } },
         countTotal: false,
       });
-      assert.deepEqual({ ids: next.users.map((user) => user.user_id), total: next.total, more: next.more }, { ids: expected.slice(2), total: -1, more: false });
+      assert.deepEqual(
+        { ids: next.users.map((user) => user.user_id), total: next.total, more: next.more },
+        { ids: expected.slice(2), total: -1, more: false },
+      );
       const backwards = await isolated.store.users.list({ pageSize: 10, sortBy: 'first_name', sortDirection: 'desc', start: { skip: 1 } });
       assert.deepEqual(
         backwards.users.map((user) => user.user_id),

@@ -4,11 +4,11 @@
  * compiled once (query-template.ts).
  */
 import type { CompiledQuery, Kysely, Selectable, SelectQueryBuilder } from 'kysely';
-import { uniqueName, type DatabaseTraits, type Db, type GroupCommit } from './database-traits.js';
-import { membershipsQuery, type MembershipRow } from './group-repository.js';
+import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
+import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import type { NewUserRecord, User, UserChanges, UserListing, UserQuery, UsernameReport } from './records.js';
+import type { NewUserRecord, User, UserChanges, UserListing, UsernameReport, UserQuery } from './records.js';
 import type { UserRepository } from './repositories.js';
 import type { Database, UsersTable } from './schema.js';
 
@@ -109,7 +109,10 @@ export class KyselyUserRepository implements UserRepository {
           .insertInto('user_groups')
           .columns(['user_id', 'group_id'])
           .expression((eb) =>
-            eb.selectFrom('groups').select([eb.val(user.user_id).as('user_id'), 'group_id']).where('name', '=', ALL_USERS_GROUP),
+            eb
+              .selectFrom('groups')
+              .select([eb.val(user.user_id).as('user_id'), 'group_id'])
+              .where('name', '=', ALL_USERS_GROUP),
           )
           .execute();
         return (await this.#find(trx, 'user_id', user.user_id))!;

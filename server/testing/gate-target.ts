@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { BODY_LIMIT_BYTES, PERMISSIONS, type OperationId } from '../../lib/contract/operations.js';
 import { digest, type Fault, type GateTarget, type Provisioner } from '../../gate/target.js';
+import { BODY_LIMIT_BYTES, type OperationId, PERMISSIONS } from '../../lib/contract/operations.js';
 import { createApp } from '../app.js';
 import { issueApiKey } from '../auth/api-keys.js';
 import { createHandlers } from '../handlers/index.js';
@@ -66,7 +66,15 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     store: faultyStore,
     handlers,
     // Every line, at info: the hostile corpus looks in all of them for the secrets it sent.
-    logger: createLogger('info', new Writable({ write: (chunk, _encoding, done) => ((logText += chunk), done()) })),
+    logger: createLogger(
+      'info',
+      new Writable({
+        write(chunk, _encoding, done) {
+          logText += chunk;
+          done();
+        },
+      }),
+    ),
     validateResponses: options.validateResponses ?? true,
     // The production throttle, but believing X-Forwarded-For from loopback:
     // the gate trips it for made-up addresses and never for its own.

@@ -2,8 +2,9 @@
  * The service as a real process (`npm start`'s entry point) on a free port,
  * for tests that signal or kill it.
  */
-import { once } from 'node:events';
+
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { startScript } from '../../lib/testing/run-script.js';
 
 export interface ServiceProcess {

@@ -7,11 +7,10 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { BODY_LIMIT_BYTES, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { createApp } from '../app.js';
-import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../auth/api-keys.js';
 import type { AuthThrottleConfig } from '../config.js';
-import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/open-store.js';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { runScript } from '../../lib/testing/run-script.js';
 import { inspectStore } from '../store/inspection.js';
 import { openStore } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
-import { runScript } from '../../lib/testing/run-script.js';
 
 const legacy = {
   fullWidth: 'ＡＤＭＩＮ',
@@ -33,7 +33,9 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
       // Ids in this order, which is the migration's: the upper-case Carol claims her name before the full-width one.
       const id = `${index.toString(16)}${randomBytes(16).toString('hex').slice(1)}`;
       ids[name as keyof typeof legacy] = id;
-      await inspectStore(store).execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+      await inspectStore(
+        store,
+      ).execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
         values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
     await inspectStore(store).execute(sql`drop table username_reports`);
@@ -49,7 +51,8 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
       assert.equal(await stored(ids.fullWidth), 'admin');
       assert.equal(await stored(ids.upperCase), 'carol@example.com');
       assert.equal(await stored(ids.fine), 'erin@example.com');
-      for (const kept of ['zeroWidth', 'cyrillic', 'collides'] as const) assert.equal(await stored(ids[kept]), legacy[kept], `${kept} kept as it was`);
+      for (const kept of ['zeroWidth', 'cyrillic', 'collides'] as const)
+        assert.equal(await stored(ids[kept]), legacy[kept], `${kept} kept as it was`);
 
       const reports = await store.users.listUsernameReports();
       assert.deepEqual(reports.map((report) => report.user_id).sort(), [ids.zeroWidth, ids.cyrillic, ids.collides].sort());

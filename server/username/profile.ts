@@ -31,13 +31,41 @@ export const USERNAME_MAX_LENGTH = 255;
 
 /** UAX #31, table 4: the scripts recommended for identifiers. */
 const RECOMMENDED_SCRIPTS = [
-  'Arabic', 'Armenian', 'Bengali', 'Bopomofo', 'Cyrillic', 'Devanagari', 'Ethiopic', 'Georgian', 'Greek', 'Gujarati',
-  'Gurmukhi', 'Han', 'Hangul', 'Hebrew', 'Hiragana', 'Kannada', 'Katakana', 'Khmer', 'Lao', 'Latin', 'Malayalam',
-  'Myanmar', 'Oriya', 'Sinhala', 'Tamil', 'Telugu', 'Thaana', 'Thai', 'Tibetan',
+  'Arabic',
+  'Armenian',
+  'Bengali',
+  'Bopomofo',
+  'Cyrillic',
+  'Devanagari',
+  'Ethiopic',
+  'Georgian',
+  'Greek',
+  'Gujarati',
+  'Gurmukhi',
+  'Han',
+  'Hangul',
+  'Hebrew',
+  'Hiragana',
+  'Kannada',
+  'Katakana',
+  'Khmer',
+  'Lao',
+  'Latin',
+  'Malayalam',
+  'Myanmar',
+  'Oriya',
+  'Sinhala',
+  'Tamil',
+  'Telugu',
+  'Thaana',
+  'Thai',
+  'Tibetan',
 ] as const;
 type Script = (typeof RECOMMENDED_SCRIPTS)[number];
 
-const SCRIPT_PATTERNS = new Map<Script, RegExp>(RECOMMENDED_SCRIPTS.map((script) => [script, new RegExp(`^\\p{Script_Extensions=${script}}$`, 'u')]));
+const SCRIPT_PATTERNS = new Map<Script, RegExp>(
+  RECOMMENDED_SCRIPTS.map((script) => [script, new RegExp(`^\\p{Script_Extensions=${script}}$`, 'u')]),
+);
 
 /** UTS #39's "highly restrictive" combinations with Latin; any single script passes on its own. */
 const CJK_COMBINATIONS: readonly Script[][] = [

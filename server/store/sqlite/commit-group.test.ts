@@ -44,7 +44,7 @@ describe('group commit on SQLite', () => {
     const group = inspectStore(store).commitGroup!;
     const before = { ...group.stats };
     const answers = await Promise.all(users.map((user, index) => store.users.update(user.user_id, { organization: `org-${index}` })));
-    answers.forEach((answer, index) => assert.equal(answer?.organization, `org-${index}`));
+    for (const [index, answer] of answers.entries()) assert.equal(answer?.organization, `org-${index}`);
     for (const [index, user] of users.entries()) assert.equal(await organizationOf(user), `org-${index}`);
     assert.equal(group.stats.writes - before.writes, 50);
     assert.ok(group.stats.groups - before.groups < 50, `${group.stats.groups - before.groups} transactions for 50 updates`);

@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
