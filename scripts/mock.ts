@@ -10,10 +10,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { contractPath } from '../lib/contract/document.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 
-const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PRISM = join(PROJECT_ROOT, 'node_modules/.bin/prism');
 
 export interface RunningMock {
@@ -34,7 +35,7 @@ export async function startPrism(
   output: 'pipe' | 'inherit' = 'pipe',
   upstream?: string,
 ): Promise<RunningMock> {
-  const document = join(PROJECT_ROOT, 'generated', contract, 'openapi.yaml');
+  const document = contractPath(contract, 'yaml');
   const mode = upstream ? ['proxy', document, upstream, '--errors'] : ['mock', document];
   const child = spawn(PRISM, [...mode, '--port', String(port), '--host', host], {
     stdio: ['ignore', 'pipe', output === 'inherit' ? 'inherit' : 'pipe'],

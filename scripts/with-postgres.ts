@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { skipLoudly } from '../lib/testing/external-tools.js';
 import { freePort } from '../lib/testing/ports.js';
 
 function postgresBinaries(): string | undefined {
@@ -32,15 +33,15 @@ if (!command) {
 }
 
 const bin = postgresBinaries();
+const postgres = {
+  name: 'PostgreSQL binaries (in /usr/lib/postgresql/*/bin or POSTGRES_BIN)',
+  present: bin !== undefined,
+  install: 'apt-get install postgresql, or set POSTGRES_BIN',
+};
+if (skipLoudly(postgres, 'the PostgreSQL tests')) process.exit(0);
 if (!bin) {
-  if (process.env.CI === 'true') {
-    process.stderr.write('with-postgres: no PostgreSQL binaries (looked in /usr/lib/postgresql/*/bin and POSTGRES_BIN); CI needs them\n');
-    process.exit(1);
-  }
-  process.stderr.write(
-    '\n*** SKIPPING the PostgreSQL tests: no PostgreSQL binaries (apt-get install postgresql, or set POSTGRES_BIN) ***\n\n',
-  );
-  process.exit(0);
+  process.stderr.write(`with-postgres: CI=true needs ${postgres.name}: ${postgres.install} (.ci/run installs it)\n`);
+  process.exit(1);
 }
 
 // initdb refuses to run as root, so the cluster belongs to the postgres user when we are root.

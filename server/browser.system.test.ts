@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,20 +16,14 @@ import { after, before, describe, it } from 'node:test';
 import express from 'express';
 import { type Browser, chromium } from 'playwright-core';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { createLogger } from './logger.js';
 import { createSampleApp } from './sample/app.js';
 import { startTestService, type TestService } from './testing/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'browser');
-const chromiumMissing = !existsSync(CHROMIUM);
-
-if (chromiumMissing && process.env.CI !== 'true') {
-  process.stderr.write(
-    `\n*** SKIPPING the browser tests: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` ` +
-      '(or set CHROMIUM_PATH). Under CI=true they fail instead. ***\n\n',
-  );
-}
+const chromiumTool = TOOLS.chromium();
 
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
@@ -74,7 +67,7 @@ function thirdPartyPage(sampleUrl: string, workspaceUrl: string, credentials: ob
 </script></body></html>`;
 }
 
-describe('in a real browser', { skip: chromiumMissing && process.env.CI !== 'true' ? `no Chromium at ${CHROMIUM}` : false }, () => {
+describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
   let browser: Browser;
   let service: TestService;
   let sample: Server;
@@ -84,7 +77,7 @@ describe('in a real browser', { skip: chromiumMissing && process.env.CI !== 'tru
   const preflights: string[] = [];
 
   before(async () => {
-    assert.ok(!chromiumMissing, `CI=true needs Chromium at ${CHROMIUM}: .ci/run installs it with apt-get`);
+    assertPresent(chromiumTool);
     await mkdir(SCREENSHOTS, { recursive: true });
     service = await startTestService();
     const counted = express();

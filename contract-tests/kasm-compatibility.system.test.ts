@@ -10,12 +10,19 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { TEST_STORE } from '../server/testing/database.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 
-describe(`a Kasm integration in Python against the service (${TEST_STORE})`, { timeout: 300_000 }, () => {
+const python3 = TOOLS.python3();
+
+describe(`a Kasm integration in Python against the service (${TEST_STORE})`, {
+  timeout: 300_000,
+  ...needs(python3, 'the Kasm compatibility suite'),
+}, () => {
   let service: TestService;
   before(async () => {
+    assertPresent(python3);
     service = await startTestService();
   });
   after(() => service.close());

@@ -14,14 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { type Answer, startTestService } from './testing/service.js';
 
-const canMount = process.getuid?.() === 0;
-if (!canMount && process.env.CI !== 'true') {
-  process.stderr.write('\n*** SKIPPING the disk-fault tests: mounting a tmpfs needs root. Under CI=true they fail instead. ***\n\n');
-}
-const needsMount = { skip: !canMount && process.env.CI !== 'true' };
+const root = TOOLS.rootForMount();
+const needsMount = needs(root, 'the disk-fault tests');
 
 /** A tmpfs at a new directory, unmounted (and removed) by the returned function. */
 async function tmpfs(options: string): Promise<{ path: string; remove(): Promise<void> }> {
@@ -57,6 +55,7 @@ describe('disk faults, as the operator sees them', () => {
     'a full disk: requests fail with SQLITE_FULL in the log (not a failed rollback), and every acknowledged write is kept',
     needsMount,
     async (t) => {
+      assertPresent(root);
       const disk = await tmpfs('size=400k');
       t.after(() => disk.remove());
       const databaseUrl = `sqlite:${join(disk.path, 'workspace.db')}`;
@@ -109,6 +108,7 @@ describe('disk faults, as the operator sees them', () => {
   );
 
   it('a read-only directory: the start fails with one line naming the cause', needsMount, async (t) => {
+    assertPresent(root);
     const disk = await tmpfs('ro,size=64k');
     t.after(() => disk.remove());
     assert.match(

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js';
 import { freePort } from '../lib/testing/ports.js';
-import { type RunningMock, startPrism } from '../scripts/mock.js';
-import { createWorkspaceClient, type WorkspaceClient } from './index.js';
+import { type RunningMock, startPrism } from './mock.js';
 
 describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
   let mock: RunningMock;

@@ -9,11 +9,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 
-describe('the generated Python SDK', () => {
+const python3 = TOOLS.python3();
+
+describe('the generated Python SDK', needs(python3, 'the Python SDK tests'), () => {
   let service: TestService;
   before(async () => {
+    assertPresent(python3);
     service = await startTestService();
   });
   after(() => service.close());

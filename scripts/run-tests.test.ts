@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { PROJECT_ROOT } from '../lib/project-root.js';
+import { storesOf, testFiles, tierOf } from './run-tests.js';
+
+describe('test tiers, by file name', () => {
+  it('tell the tier and the stores from the name and the folder', () => {
+    assert.equal(tierOf('server/config.test.ts'), 'unit');
+    assert.deepEqual(storesOf('server/config.test.ts'), []);
+    assert.deepEqual(storesOf('server/handlers/users.integration.test.ts'), ['sqlite', 'postgres']);
+    assert.deepEqual(storesOf('gate/gate.system.test.ts'), ['sqlite', 'postgres']);
+    assert.deepEqual(storesOf('server/store/sqlite/storage.integration.test.ts'), ['sqlite']);
+    assert.deepEqual(storesOf('server/store/postgres/open-store.integration.test.ts'), ['postgres']);
+    assert.deepEqual(storesOf('server/faults.sqlite.system.test.ts'), ['sqlite']);
+    assert.deepEqual(storesOf('scripts/bench.system.test.ts'), ['sqlite']);
+  });
+
+  it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {
+    const databaseHelpers = /from '[^']*\/(testing\/service|testing\/database|gate-target|open-store|open-test-store)\.js'/;
+    const misplaced = testFiles().filter((file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')));
+    assert.deepEqual(misplaced, [], 'name these *.integration.test.ts or *.system.test.ts');
+  });
+});

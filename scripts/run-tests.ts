@@ -1,0 +1,74 @@
+/**
+ * Runs one tier of tests, chosen by file name (docs/development.md, Tests):
+ *
+ *   tsx scripts/run-tests.ts unit | integration | system
+ *
+ *   <name>.test.ts               unit: no database, no child process; seconds in all
+ *   <name>.integration.test.ts   the app or the store on a database
+ *   <name>.system.test.ts        whole processes and outside tools (the gate, npm pack,
+ *                                the bench, Chromium, python3)
+ *
+ * Integration and system tests run on each store: SQLite, then a throwaway
+ * PostgreSQL (scripts/with-postgres.ts). A file with `sqlite` or `postgres` in
+ * its name or folder runs on that store only, and the tests of the tooling in
+ * scripts/, which opens no database of the test's choosing, run once.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { PROJECT_ROOT } from '../lib/project-root.js';
+
+export const TIERS = ['unit', 'integration', 'system'] as const;
+export type Tier = (typeof TIERS)[number];
+type StoreName = 'sqlite' | 'postgres';
+
+const TEST_FOLDERS = ['lib', 'server', 'client', 'gate', 'contract-tests', 'scripts'];
+
+export function tierOf(file: string): Tier {
+  if (file.endsWith('.integration.test.ts')) return 'integration';
+  if (file.endsWith('.system.test.ts')) return 'system';
+  return 'unit';
+}
+
+/** The stores a test file runs on: none for unit tests. */
+export function storesOf(file: string): StoreName[] {
+  if (tierOf(file) === 'unit') return [];
+  const parts = file.split(sep).flatMap((part) => part.split('.'));
+  if (parts.includes('postgres')) return ['postgres'];
+  if (parts.includes('sqlite') || file.startsWith(`scripts${sep}`)) return ['sqlite'];
+  return ['sqlite', 'postgres'];
+}
+
+export function testFiles(): string[] {
+  return TEST_FOLDERS.flatMap((folder) =>
+    readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.test.ts'))
+      .map((file) => join(folder, file)),
+  ).sort();
+}
+
+function run(command: string, args: string[]): number {
+  return spawnSync(command, args, { cwd: PROJECT_ROOT, stdio: 'inherit' }).status ?? 1;
+}
+
+function main(): void {
+  const tier = process.argv[2] as Tier;
+  if (!TIERS.includes(tier)) {
+    process.stderr.write(`usage: tsx scripts/run-tests.ts ${TIERS.join(' | ')}\n`);
+    process.exit(2);
+  }
+  const files = testFiles().filter((file) => tierOf(file) === tier);
+  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec'];
+  if (tier === 'unit') process.exit(run(process.execPath, [...nodeTest, ...files]));
+  for (const store of ['sqlite', 'postgres'] as const) {
+    const onStore = files.filter((file) => storesOf(file).includes(store));
+    process.stdout.write(`\n== ${tier} tests on ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${onStore.length} files\n`);
+    const status =
+      store === 'sqlite'
+        ? run(process.execPath, [...nodeTest, ...onStore])
+        : run(process.execPath, ['--import', 'tsx', relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')), process.execPath, ...nodeTest, ...onStore]);
+    if (status !== 0) process.exit(status);
+  }
+}
+
+if (process.argv[1] && relative(process.argv[1], join(PROJECT_ROOT, 'scripts', 'run-tests.ts')) === '') main();
