@@ -73,12 +73,11 @@ export type Success<Op extends OperationName> = operations[Op]['responses'][200]
   : never;
 
 export type Result<Op extends OperationName> =
-  | { data: Success<Op>; error?: never; response: Response }
-  | { data?: never; error: ApiError | ClientFailure; response?: Response };
+  { data: Success<Op>; error?: never; response: Response } | { data?: never; error: ApiError | ClientFailure; response?: Response };
 
 /** Operations whose body holds nothing but credentials may be called with no argument. */
 type Call<Op extends OperationName> =
-  // biome-ignore lint/complexity/noBannedTypes: `{}` extends Params exactly when Params has no required key.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` extends Params exactly when Params has no required key.
   {} extends Params<Op>
     ? (params?: Params<Op>, options?: CallOptions) => Promise<Result<Op>>
     : (params: Params<Op>, options?: CallOptions) => Promise<Result<Op>>;

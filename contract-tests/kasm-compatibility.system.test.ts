@@ -16,35 +16,39 @@ import { startTestService, type TestService } from '../server/testing/service.js
 
 const python3 = TOOLS.python3();
 
-describe(`a Kasm integration in Python against the service (${TEST_STORE})`, {
-  timeout: 300_000,
-  ...needs(python3, 'the Kasm compatibility suite'),
-}, () => {
-  let service: TestService;
-  before(async () => {
-    assertPresent(python3);
-    service = await startTestService();
-  });
-  after(() => service.close());
+describe(
+  `a Kasm integration in Python against the service (${TEST_STORE})`,
+  {
+    timeout: 300_000,
+    ...needs(python3, 'the Kasm compatibility suite'),
+  },
+  () => {
+    let service: TestService;
+    before(async () => {
+      assertPresent(python3);
+      service = await startTestService();
+    });
+    after(() => service.close());
 
-  it('validates its key, creates 250 users, finds each through one get_users, updates, changes groups and deletes, both ways', async () => {
-    await service.store.groups.create({ group_id: 'd'.repeat(32), name: 'Developers' });
-    const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/compatibility.py')], {
-      env: {
-        ...process.env,
-        WORKSPACE_URL: service.baseUrl,
-        WORKSPACE_API_KEY: service.admin.api_key,
-        WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
-        GROUP_NAME: 'Developers',
-        USERS: '250',
-      },
-      timeout: 240_000,
+    it('validates its key, creates 250 users, finds each through one get_users, updates, changes groups and deletes, both ways', async () => {
+      await service.store.groups.create({ group_id: 'd'.repeat(32), name: 'Developers' });
+      const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/compatibility.py')], {
+        env: {
+          ...process.env,
+          WORKSPACE_URL: service.baseUrl,
+          WORKSPACE_API_KEY: service.admin.api_key,
+          WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+          GROUP_NAME: 'Developers',
+          USERS: '250',
+        },
+        timeout: 240_000,
+      });
+      const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      assert.deepEqual(report, {
+        done: ['validate', 'created 250', 'found every user', 'updated', 'group added and removed', 'deleted'],
+        users: 250,
+      });
+      assert.equal((await service.callAsAdmin('get_users')).body.total, 0, 'the suite cleaned up after itself');
     });
-    const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    assert.deepEqual(report, {
-      done: ['validate', 'created 250', 'found every user', 'updated', 'group added and removed', 'deleted'],
-      users: 250,
-    });
-    assert.equal((await service.callAsAdmin('get_users')).body.total, 0, 'the suite cleaned up after itself');
-  });
-});
+  },
+);

@@ -179,7 +179,7 @@ function problemsWith(answer: Awaited<ReturnType<typeof rawRequest>>): string[] 
 export async function runHostileCorpus(target: GateTarget): Promise<CheckResult> {
   const failures: string[] = [];
   const fixtures = new Fixtures(target);
-  let cases: HostileCase[] = [];
+  let cases: HostileCase[];
   try {
     cases = corpus(target, (await fixtures.user()).username);
     let stored = await target.snapshot();

@@ -19,7 +19,9 @@ describe('test tiers, by file name', () => {
 
   it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {
     const databaseHelpers = /from '[^']*\/(testing\/service|testing\/database|gate-target|open-store|open-test-store)\.js'/;
-    const misplaced = testFiles().filter((file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')));
+    const misplaced = testFiles().filter(
+      (file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')),
+    );
     assert.deepEqual(misplaced, [], 'name these *.integration.test.ts or *.system.test.ts');
   });
 });

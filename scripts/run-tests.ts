@@ -66,7 +66,14 @@ function main(): void {
     const status =
       store === 'sqlite'
         ? run(process.execPath, [...nodeTest, ...onStore])
-        : run(process.execPath, ['--import', 'tsx', relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')), process.execPath, ...nodeTest, ...onStore]);
+        : run(process.execPath, [
+            '--import',
+            'tsx',
+            relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
+            process.execPath,
+            ...nodeTest,
+            ...onStore,
+          ]);
     if (status !== 0) process.exit(status);
   }
 }

@@ -97,8 +97,7 @@ describe('disk faults, as the operator sees them', () => {
         assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
         for (const user of acknowledged) {
           const row = database.prepare('select organization from users where user_id = ?').get(user.user_id) as
-            | { organization: string }
-            | undefined;
+            { organization: string } | undefined;
           assert.deepEqual(row, { organization: user.organization }, `acknowledged user ${user.user_id}`);
         }
       } finally {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * workspace-users: the client utilities (spec section 1) at a terminal,
+ * workspace-users: the client utilities (docs/spec §1) at a terminal,
  * built on the SDK. Configured by WORKSPACE_URL, WORKSPACE_API_KEY and
  * WORKSPACE_API_KEY_SECRET, or the matching flags.
  *

@@ -94,7 +94,7 @@ export interface paths {
         /**
          * Update a user
          * @description Changes the fields present in `target_user` and keeps the others, all at once or not at
-         *     all (spec section 4.1). A new password must meet the policy and is stored as an
+         *     all (docs/spec §4.1). A new password must meet the policy and is stored as an
          *     argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership
          *     has its own operations.
          */
@@ -463,7 +463,7 @@ export interface components {
         Phone: string;
         /**
          * Format: password
-         * @description A new password (spec section 8): 8 to 128 characters (never truncated), with at least
+         * @description A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
          *     one uppercase letter, one lowercase letter, one digit and one special character
          *     (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and
          *     never returned.
@@ -489,7 +489,7 @@ export interface components {
             target_user: components["schemas"]["NewUser"];
         };
         /**
-         * @description The user to update and the fields to change (spec section 2.1). Only the fields present
+         * @description The user to update and the fields to change (docs/spec §2.1). Only the fields present
          *     change, all at once or not at all; an omitted field keeps its value. `user_id`, `realm`
          *     and `groups` cannot be changed here.
          */

@@ -30,7 +30,7 @@ function decodeBody(raw: string, chunked: boolean): string {
   let body = raw;
   if (chunked) {
     body = '';
-    for (let at = 0; at < raw.length; ) {
+    for (let at = 0; at < raw.length;) {
       const lineEnd = raw.indexOf('\r\n', at);
       const size = parseInt(raw.slice(at, lineEnd), 16);
       if (!(size > 0)) break;
@@ -51,7 +51,6 @@ export function rawRequest(
     const started = Date.now();
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
-    let timer: NodeJS.Timeout | undefined;
     let closed = false;
     const trickleTimers: NodeJS.Timeout[] = [];
     const finish = () => {
@@ -95,6 +94,6 @@ export function rawRequest(
       closed = true;
       finish();
     });
-    timer = setTimeout(finish, waitMs);
+    const timer = setTimeout(finish, waitMs);
   });
 }

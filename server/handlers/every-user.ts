@@ -68,7 +68,7 @@ export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sor
     try {
       yield '{"users":[';
       let listed = 0;
-      for (let listing = first; ; ) {
+      for (let listing = first; ;) {
         if (listing.users.length > 0) yield `${listed > 0 ? ',' : ''}${listing.users.map((user) => JSON.stringify(user)).join(',')}`;
         listed += listing.users.length;
         if (listed > max) throw new Error(`more than GET_USERS_MAX (${max}) users while listing them: users were added meanwhile`);

@@ -12,7 +12,7 @@ describe('update_user', () => {
 
   const update = (target_user: Record<string, unknown>) => service.callAsAdmin('update_user', { target_user });
 
-  describe('spec section 4.1', () => {
+  describe('docs/spec §4.1', () => {
     it('rule 1: valid credentials, an existing user and a good password give 200 and the updated user', async () => {
       const user = await service.createUser({ first_name: 'Alice' });
       const answer = await update({ user_id: user.user_id, first_name: 'Ada', password: 'Correct-Horse-42' });

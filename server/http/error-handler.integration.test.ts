@@ -25,7 +25,7 @@ const json = (body: string, contentType = 'application/json'): RequestInit => ({
   body,
 });
 
-describe('the error table (DESIGN.md, Errors)', () => {
+describe('the error table (docs/architecture.md, Errors)', () => {
   let service: TestService;
   before(async () => {
     service = await startTestService();

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { readContract } from '../../lib/contract/document.js';
 import { passwordPolicyViolation } from './policy.js';
 
-describe('password policy (spec section 8)', () => {
+describe('password policy (docs/spec §8)', () => {
   it('accepts a password that meets every rule', () => {
     assert.equal(passwordPolicyViolation('Correct-Horse-42'), undefined);
   });

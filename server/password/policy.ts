@@ -1,6 +1,6 @@
 /**
- * The password policy of spec section 8, with the 128-character ceiling of
- * DESIGN.md. The contract states the same policy as minLength, maxLength and
+ * The password policy of docs/spec §8, with the 128-character ceiling of
+ * docs/architecture.md. The contract states the same policy as minLength, maxLength and
  * one pattern (for Prism and SDK users); policy.test.ts proves both agree.
  * This module exists for what a pattern cannot do: name every rule broken.
  */

@@ -25,7 +25,7 @@ const HOME_PAGE = `<!doctype html>
 `;
 
 /**
- * Every origin, with credentials (spec section 5). Browsers refuse `*` with
+ * Every origin, with credentials (docs/spec §5). Browsers refuse `*` with
  * credentials, so the request's own origin is echoed (`origin: true`), with
  * `Vary: Origin` so that caches keep one answer per origin.
  */

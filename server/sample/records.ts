@@ -3,7 +3,7 @@ import type { components } from '../../generated/sample/types.js';
 export type InformationRecord = components['schemas']['InformationRecord'];
 
 /**
- * The fixed list of information records (spec section 2.3), built anew on
+ * The fixed list of information records (docs/spec §2.3), built anew on
  * each call, as the spec has it, so that no caller can change another's.
  */
 export function buildRecords(): InformationRecord[] {

@@ -11,10 +11,10 @@ import { enforceUsername } from '../username/profile.js';
  * A migration sees the database as it was when the migration was written, not
  * as schema.ts describes it today, so it is typed loosely (Kysely's advice).
  */
-// biome-ignore lint/suspicious/noExplicitAny: the schema a migration meets is not today's.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema a migration meets is not today's.
 type AnyDatabase = Kysely<any>;
 
-/** The system group every user belongs to (DESIGN.md, User). */
+/** The system group every user belongs to (docs/architecture.md, User). */
 export const ALL_USERS_GROUP = 'All Users';
 
 const MIGRATIONS: Record<string, Migration> = {

@@ -33,9 +33,8 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
       // Ids in this order, which is the migration's: the upper-case Carol claims her name before the full-width one.
       const id = `${index.toString(16)}${randomBytes(16).toString('hex').slice(1)}`;
       ids[name as keyof typeof legacy] = id;
-      await inspectStore(
-        store,
-      ).execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+      await inspectStore(store)
+        .execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
         values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
     await inspectStore(store).execute(sql`drop table username_reports`);

@@ -34,6 +34,7 @@ function createDirectory(directory: string): void {
     } catch (accessError) {
       cause = accessError;
     }
+    // eslint-disable-next-line preserve-caught-error -- mkdir's ENOENT hides the real cause, which the access check names.
     throw new Error(`cannot create the directory ${directory}`, { cause });
   }
 }

@@ -579,7 +579,7 @@ class UsersApi(object):
     def update_user(self, update_user_request, **kwargs):  # noqa: E501
         """Update a user  # noqa: E501
 
-        Changes the fields present in `target_user` and keeps the others, all at once or not at all (spec section 4.1). A new password must meet the policy and is stored as an argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership has its own operations.   # noqa: E501
+        Changes the fields present in `target_user` and keeps the others, all at once or not at all (docs/spec §4.1). A new password must meet the policy and is stored as an argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership has its own operations.   # noqa: E501
         This method makes a synchronous HTTP request by default. To make an
         asynchronous HTTP request, please pass async_req=True
 
@@ -609,7 +609,7 @@ class UsersApi(object):
     def update_user_with_http_info(self, update_user_request, **kwargs):  # noqa: E501
         """Update a user  # noqa: E501
 
-        Changes the fields present in `target_user` and keeps the others, all at once or not at all (spec section 4.1). A new password must meet the policy and is stored as an argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership has its own operations.   # noqa: E501
+        Changes the fields present in `target_user` and keeps the others, all at once or not at all (docs/spec §4.1). A new password must meet the policy and is stored as an argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership has its own operations.   # noqa: E501
         This method makes a synchronous HTTP request by default. To make an
         asynchronous HTTP request, please pass async_req=True
 

@@ -313,7 +313,7 @@ class UserUpdate(object):
     def password(self):
         """Gets the password of this UserUpdate.  # noqa: E501
 
-        A new password (spec section 8): 8 to 128 characters (never truncated), with at least one uppercase letter, one lowercase letter, one digit and one special character (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and never returned.   # noqa: E501
+        A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least one uppercase letter, one lowercase letter, one digit and one special character (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and never returned.   # noqa: E501
 
         :return: The password of this UserUpdate.  # noqa: E501
         :rtype: str
@@ -324,7 +324,7 @@ class UserUpdate(object):
     def password(self, password):
         """Sets the password of this UserUpdate.
 
-        A new password (spec section 8): 8 to 128 characters (never truncated), with at least one uppercase letter, one lowercase letter, one digit and one special character (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and never returned.   # noqa: E501
+        A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least one uppercase letter, one lowercase letter, one digit and one special character (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and never returned.   # noqa: E501
 
         :param password: The password of this UserUpdate.  # noqa: E501
         :type password: str
