@@ -13,6 +13,8 @@
  */
 import createClient from 'openapi-fetch';
 import type { components, operations, paths } from '../generated/workspace/types.js';
+import type { Credentials } from '../lib/contract/credentials.js';
+export type { Credentials } from '../lib/contract/credentials.js';
 
 export type { components, operations, paths };
 export type User = components['schemas']['User'];
@@ -25,11 +27,6 @@ export type ApiError = components['schemas']['Error'];
 export interface ClientFailure {
   error_message: string;
   code: 'network_error' | 'timeout' | 'not_configured';
-}
-
-export interface Credentials {
-  api_key: string;
-  api_key_secret: string;
 }
 
 export interface WorkspaceClientOptions extends Partial<Credentials> {

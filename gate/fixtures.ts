@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { components } from '../generated/workspace/types.js';
 import type { OperationId } from '../lib/contract/operations.js';
 import { postJson } from './http.js';
-import type { Credentials, Fault, GateTarget } from './target.js';
+import type { Credentials } from '../lib/contract/credentials.js';
+import type { Fault, GateTarget } from './target.js';
 
 type Group = components['schemas']['Group'];
 type User = components['schemas']['User'];

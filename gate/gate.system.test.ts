@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runScript } from '../lib/testing/run-script.js';
-import { ApiError } from '../server/errors.js';
+import { ServiceError } from '../server/service-errors.js';
 import type { Handlers } from '../server/handlers/types.js';
 import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
@@ -80,7 +80,7 @@ describe('the contract gate', { timeout: 600_000 }, () => {
       breakHandlers: (handlers) => ({
         ...handlers,
         async deleteUser() {
-          throw new ApiError(422, 'invalid_request', 'Unprocessable');
+          throw new ServiceError(422, 'invalid_request', 'Unprocessable');
         },
       }),
     },
@@ -132,7 +132,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
         body: JSON.stringify(key),
       });
       assert.equal(((await listed.json()) as { total: number }).total, 0, 'the gate left users behind');
-      const groups = await runScript('server/admin/cli.ts', ['list-groups', '--json'], { DATABASE_URL: database.url });
+      const groups = await runScript('server/admin/main.ts', ['list-groups', '--json'], { DATABASE_URL: database.url });
       assert.deepEqual(
         (JSON.parse(groups.stdout) as { name: string }[]).map((group) => group.name),
         ['All Users'],

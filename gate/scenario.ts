@@ -11,7 +11,7 @@ import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js'
 import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, responseViolations } from './contract-schemas.js';
 import { type Fixtures, randomHex } from './fixtures.js';
-import type { Credentials } from './target.js';
+import type { Credentials } from '../lib/contract/credentials.js';
 
 export interface Exchange {
   operationId: OperationId;

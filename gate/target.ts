@@ -18,11 +18,7 @@ import type { components } from '../generated/workspace/types.js';
 import { type OperationId, PERMISSIONS, type Permission } from '../lib/contract/operations.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { postJson } from './http.js';
-
-export interface Credentials {
-  api_key: string;
-  api_key_secret: string;
-}
+import type { Credentials } from '../lib/contract/credentials.js';
 
 /** Creates what the public API cannot: keys and groups. */
 export interface Provisioner {
@@ -73,7 +69,7 @@ export interface DeploymentOptions {
 /** The admin CLI, run against the deployment's database. */
 function adminCliProvisioner(databaseUrl: string): Provisioner {
   const admin = async (...args: string[]) => {
-    const run = await runScript('server/admin/cli.ts', args, { DATABASE_URL: databaseUrl });
+    const run = await runScript('server/admin/main.ts', args, { DATABASE_URL: databaseUrl });
     if (run.code !== 0) throw new Error(`npm run admin -- ${args[0]} failed: ${run.stderr.trim()}`);
     return JSON.parse(run.stdout);
   };

@@ -7,7 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { BODY_LIMIT_BYTES, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
-import { AuthThrottle } from './auth/throttle.js';
+import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
 import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';

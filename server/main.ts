@@ -6,9 +6,9 @@
 
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { createApp } from './app.js';
-import { createFirstApiKey } from './auth/first-key.js';
+import { createFirstApiKey } from './keys/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
-import { explain } from './errors.js';
+import { explain } from './service-errors.js';
 import { serve } from './http/lifecycle.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';

@@ -7,14 +7,14 @@
  * Exit 0 on success; on failure, the service's error_message on stderr and exit 1.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createWorkspaceClient, eachUser, type Group, type Params, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
+import { createWorkspaceClient, eachUser, type Group, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
+import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
 import { importUsers } from './import-users.js';
-import { CliError, dataOf, describe, printJson, printTable, printUser, printUsers, terminalSafe } from './output.js';
+import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
+import { CliError, dataOf, describe, printUser, printUsers } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
-type SortField = NonNullable<Params<'getUsers'>['sort_by']>;
-const SORT_FIELDS = ['username', 'created', 'first_name', 'last_name'] as const satisfies readonly SortField[];
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -65,7 +65,7 @@ program
   .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
   .option('--all', "every user, fetched a page at a time by cursor (for a directory past the service's GET_USERS_MAX)")
   .option('--page-size <n>', 'users per page (at most 500; default 100 when paging)', positiveInteger)
-  .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORT_FIELDS))
+  .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORTABLE_FIELDS))
   .addOption(new Option('--desc', 'in descending order'))
   .option('--json', 'print JSON')
   .action(
@@ -74,7 +74,7 @@ program
       cursor?: string;
       all?: boolean;
       pageSize?: number;
-      sortBy?: SortField;
+      sortBy?: SortableField;
       desc?: boolean;
       json?: boolean;
     }) => {

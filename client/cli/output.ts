@@ -1,8 +1,10 @@
-/** How the CLI speaks: data to stdout (JSON or a table), problems to stderr with a non-zero exit. */
-import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
+/**
+ * What the workspace-users CLI shows of users and failures. How anything is
+ * printed (JSON, tables, escaping what could act on a terminal) is
+ * lib/terminal-output.ts, shared with `npm run admin`.
+ */
+import { printTable, terminalSafe } from '../../lib/terminal-output.js';
 import type { ApiError, ClientFailure, User } from '../index.js';
-
-export { printJson, printTable, terminalSafe };
 
 export class CliError extends Error {}
 

@@ -8,6 +8,7 @@ import { type OpenApiDocument, readContract, resolveReference } from './document
 
 export type OperationId = keyof operations;
 export type Permission = components['schemas']['Permission'];
+export type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
 /** What an operation's `x-permission` may say: no credentials, any valid key, or one permission. */
 export type RequiredPermission = 'none' | 'authenticated' | Permission;
 
@@ -35,6 +36,9 @@ export const API_KEY_PATTERN = new RegExp(schemas.ApiKey!.pattern as string);
 
 /** Every permission a key can hold, in the contract's order. */
 export const PERMISSIONS: readonly Permission[] = schemas.Permission!.enum;
+
+/** The fields get_users may sort by (the GetUsersRequest schema's `sort_by` enum). */
+export const SORTABLE_FIELDS: readonly SortableField[] = schemas.GetUsersRequest!.properties.sort_by.enum;
 
 /** The largest request body the service reads (the PayloadTooLarge response's `x-body-limit-bytes`). */
 export const BODY_LIMIT_BYTES: number = WORKSPACE_DOCUMENT.components.responses.PayloadTooLarge['x-body-limit-bytes'];

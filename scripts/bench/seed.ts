@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
-import { issueApiKey } from '../../server/auth/api-keys.js';
+import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
 
 export interface SeededDatabase {

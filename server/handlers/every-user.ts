@@ -15,9 +15,10 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 import { StreamedJson } from '../http/streamed-json.js';
-import type { SortableField, UserListing, UserQuery } from '../store/records.js';
+import type { SortableField } from '../../lib/contract/operations.js';
+import type { UserListing, UserQuery } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
@@ -43,7 +44,7 @@ export interface EveryUserQuery {
 }
 
 const tooLarge = (total: number, max: number) =>
-  new ApiError(
+  new ServiceError(
     400,
     'listing_too_large',
     `The directory holds ${total} users, more than the ${max} one answer may list; ask for pages with page_size and follow next_cursor`,

@@ -1,5 +1,5 @@
 /** Groups and membership: getGroups, addUserGroup, removeUserGroup. */
-import { ApiError, groupNotFound, userNotFound } from '../errors.js';
+import { ServiceError, groupNotFound, userNotFound } from '../service-errors.js';
 import type { MembershipChange } from '../store/records.js';
 import type { Handlers, Services } from './types.js';
 
@@ -12,11 +12,11 @@ function answer(change: MembershipChange): Record<string, never> {
     case 'no_group':
       throw groupNotFound();
     case 'already_member':
-      throw new ApiError(409, 'already_member', 'User is already a member of this group');
+      throw new ServiceError(409, 'already_member', 'User is already a member of this group');
     case 'not_member':
-      throw new ApiError(409, 'not_member', 'User is not a member of this group');
+      throw new ServiceError(409, 'not_member', 'User is not a member of this group');
     case 'system_group':
-      throw new ApiError(409, 'system_group', 'Users cannot be removed from a system group such as "All Users"');
+      throw new ServiceError(409, 'system_group', 'Users cannot be removed from a system group such as "All Users"');
   }
 }
 

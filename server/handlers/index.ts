@@ -1,5 +1,5 @@
 import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
 import { userHandlers } from './users.js';
@@ -15,7 +15,7 @@ export function createHandlers(services: Services): Handlers {
       try {
         await services.store.ping();
       } catch {
-        throw new ApiError(503, 'unavailable', 'Service unavailable');
+        throw new ServiceError(503, 'unavailable', 'Service unavailable');
       }
       return { status: 'ok' };
     },

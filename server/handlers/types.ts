@@ -1,7 +1,7 @@
 /**
  * Handler types, all derived from the generated contract types: a handler
  * takes the validated request body and returns the 200 body, or throws an
- * ApiError for any other status.
+ * ServiceError for any other status.
  */
 import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
@@ -42,7 +42,7 @@ export interface HandlerContext {
 /** Operations whose answer can grow with the directory, and so may be streamed (streamed-json.ts). */
 type StreamingOperationId = 'getUsers';
 
-/** A handler returns the 200 body (for a streaming operation, possibly as a stream), or throws an ApiError. */
+/** A handler returns the 200 body (for a streaming operation, possibly as a stream), or throws an ServiceError. */
 export type OperationHandler<Op extends OperationId> = (
   body: RequestBody<Op>,
   context: HandlerContext,

@@ -6,8 +6,9 @@
  * secret or trusted: a forged cursor only starts a listing somewhere else, among
  * users the key may list anyway, so it is encoded, not signed.
  */
-import { ApiError } from '../errors.js';
-import type { SortableField, SortPosition, User } from '../store/records.js';
+import { ServiceError } from '../service-errors.js';
+import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
+import type { SortPosition, User } from '../store/records.js';
 
 export interface UserCursor {
   sortBy: SortableField;
@@ -17,7 +18,6 @@ export interface UserCursor {
 
 /** The first element names the layout, so that a later one can still read cursors handed out before it. */
 const LAYOUT = 1;
-const SORTABLE_FIELDS: readonly string[] = ['username', 'created', 'first_name', 'last_name'] satisfies readonly SortableField[];
 
 export function cursorAfter(user: User, sortBy: SortableField, sortDirection: 'asc' | 'desc'): string {
   return Buffer.from(JSON.stringify([LAYOUT, sortBy, sortDirection, user[sortBy], user.user_id])).toString('base64url');
@@ -25,7 +25,7 @@ export function cursorAfter(user: User, sortBy: SortableField, sortDirection: 'a
 
 /** The contract accepts any URL-safe text as a cursor; only the service knows which are its own. */
 export const invalidCursor = (path: string, message: string) =>
-  new ApiError(400, 'invalid_cursor', `Invalid cursor: ${path}: ${message}`, [{ path, message }]);
+  new ServiceError(400, 'invalid_cursor', `Invalid cursor: ${path}: ${message}`, [{ path, message }]);
 
 const notACursor = () => invalidCursor('/body/cursor', 'is not a cursor this service handed out; pass a next_cursor unchanged');
 
@@ -41,7 +41,7 @@ export function parseCursor(cursor: string): UserCursor {
   if (
     layout !== LAYOUT ||
     typeof sortBy !== 'string' ||
-    !SORTABLE_FIELDS.includes(sortBy) ||
+    !(SORTABLE_FIELDS as readonly string[]).includes(sortBy) ||
     (sortDirection !== 'asc' && sortDirection !== 'desc') ||
     typeof value !== 'string' ||
     typeof userId !== 'string'

@@ -1,6 +1,6 @@
 /** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser. */
 import { randomBytes } from 'node:crypto';
-import { ApiError, userNotFound, usernameTaken } from '../errors.js';
+import { ServiceError, userNotFound, usernameTaken } from '../service-errors.js';
 import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { NameTakenError, type UserChanges } from '../store/records.js';
@@ -13,7 +13,7 @@ import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 function acceptedUsername(username: string): string {
   const verdict = enforceUsername(username);
   if (!verdict.ok) {
-    throw new ApiError(400, 'invalid_username', `Username ${verdict.reason}`, [
+    throw new ServiceError(400, 'invalid_username', `Username ${verdict.reason}`, [
       { path: '/body/target_user/username', message: verdict.reason },
     ]);
   }
@@ -27,7 +27,7 @@ function acceptedUsername(username: string): string {
 function assertPasswordPolicy(password: string): void {
   const violation = passwordPolicyViolation(password);
   if (violation) {
-    throw new ApiError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);
+    throw new ServiceError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);
   }
 }
 
@@ -65,7 +65,7 @@ export function userHandlers({
       }
       // The contract refuses this already; checked again for a request that reaches here unvalidated.
       if (body.page !== undefined)
-        throw new ApiError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
+        throw new ServiceError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
       const { sortBy, sortDirection, after } = parseCursor(body.cursor);
       if (body.sort_by !== undefined && body.sort_by !== sortBy) {
         throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);

@@ -12,15 +12,11 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
-import { isValidKey } from '../auth/api-keys.js';
-import type { AuthThrottle } from '../auth/throttle.js';
-import { ApiError, invalidCredentials, permissionDenied } from '../errors.js';
+import { isValidKey } from '../keys/api-keys.js';
+import type { AuthThrottle } from '../keys/throttle.js';
+import { ServiceError, invalidCredentials, permissionDenied } from '../service-errors.js';
 import type { Store } from '../store/repositories.js';
-
-interface Credentials {
-  api_key: string;
-  api_key_secret: string;
-}
+import type { Credentials } from '../../lib/contract/credentials.js';
 
 /** What the Authorization header holds: no header, credentials, or something that is not Basic credentials. */
 type HeaderCredentials = { kind: 'none' } | { kind: 'basic'; credentials: Credentials } | { kind: 'malformed' };
@@ -47,7 +43,7 @@ function fromBody(req: Request): Credentials | undefined {
 
 const disagreement = () => {
   const message = 'differs from the credentials in the Authorization header';
-  return new ApiError(
+  return new ServiceError(
     400,
     'invalid_request',
     'Invalid request: the credentials in the Authorization header and in the body differ; send them once',

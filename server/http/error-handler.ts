@@ -5,7 +5,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../../lib/contract/operations.js';
-import { ApiError, type ErrorDetail, internalError } from '../errors.js';
+import { ServiceError, type ErrorDetail, internalError } from '../service-errors.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { requestLogger } from './request-logging.js';
 import { sendJson } from './send-json.js';
@@ -69,7 +69,7 @@ function passwordViolation(req: Request): string | undefined {
   return typeof password === 'string' ? passwordPolicyViolation(password) : undefined;
 }
 
-function invalidRequest(errors: ValidatorError['errors'], req: Request): ApiError {
+function invalidRequest(errors: ValidatorError['errors'], req: Request): ServiceError {
   const violation = passwordViolation(req);
   const isPolicyError = (e: ValidatorError['errors'][number]) => e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
   // A password refused for another reason (say, as an unknown field) is reported as the validator says.
@@ -80,27 +80,27 @@ function invalidRequest(errors: ValidatorError['errors'], req: Request): ApiErro
     .map(({ path, message }) => ({ path, message }));
   if (violation !== undefined && !otherPasswordError) {
     const policyDetail = { path: PASSWORD_PATH, message: violation };
-    if (details.length === 0) return new ApiError(400, 'weak_password', `Password ${violation}`, [policyDetail]);
+    if (details.length === 0) return new ServiceError(400, 'weak_password', `Password ${violation}`, [policyDetail]);
     details.push(policyDetail);
   }
   const summary = details.map(({ path, message }) => `${path}: ${message}`).join('; ');
-  return new ApiError(400, 'invalid_request', `Invalid request: ${summary}`, details);
+  return new ServiceError(400, 'invalid_request', `Invalid request: ${summary}`, details);
 }
 
-export function toApiError(error: unknown, req: Request): ApiError {
-  if (error instanceof ApiError) return error;
+export function toServiceError(error: unknown, req: Request): ServiceError {
+  if (error instanceof ServiceError) return error;
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
-        return new ApiError(400, 'invalid_request', 'Invalid request: the body is not valid JSON');
+        return new ServiceError(400, 'invalid_request', 'Invalid request: the body is not valid JSON');
       case 'entity.too.large':
-        return new ApiError(413, 'payload_too_large', 'Request body is too large');
+        return new ServiceError(413, 'payload_too_large', 'Request body is too large');
       case 'encoding.unsupported':
       case 'charset.unsupported':
-        return new ApiError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
+        return new ServiceError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
       default:
         if (error.status >= 400 && error.status < 500)
-          return new ApiError(400, 'invalid_request', 'Invalid request: the body could not be read');
+          return new ServiceError(400, 'invalid_request', 'Invalid request: the body could not be read');
     }
   }
   if (isValidatorError(error)) {
@@ -110,20 +110,20 @@ export function toApiError(error: unknown, req: Request): ApiError {
       case 404:
         return notFound(req);
       case 405:
-        return new ApiError(405, 'method_not_allowed', `Method ${echo(req.method)} is not allowed on ${echo(req.path)}`, undefined, {
+        return new ServiceError(405, 'method_not_allowed', `Method ${echo(req.method)} is not allowed on ${echo(req.path)}`, undefined, {
           ...(error.headers?.Allow ? { Allow: error.headers.Allow } : {}),
         });
       case 413:
-        return new ApiError(413, 'payload_too_large', 'Request body is too large');
+        return new ServiceError(413, 'payload_too_large', 'Request body is too large');
       case 415:
-        return new ApiError(415, 'unsupported_media_type', 'Request body must be application/json');
+        return new ServiceError(415, 'unsupported_media_type', 'Request body must be application/json');
     }
   }
   return internalError();
 }
 
-function notFound(req: Request): ApiError {
-  return new ApiError(404, 'not_found', `Not found: ${echo(req.method)} ${echo(req.path)}`);
+function notFound(req: Request): ServiceError {
+  return new ServiceError(404, 'not_found', `Not found: ${echo(req.method)} ${echo(req.path)}`);
 }
 
 /** The last route: anything no route answered. */
@@ -132,13 +132,13 @@ export const notFoundHandler: RequestHandler = (req) => {
 };
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
-  const apiError = toApiError(error, req);
-  if (apiError.status >= 500) {
+  const serviceError = toServiceError(error, req);
+  if (serviceError.status >= 500) {
     // The cause goes to the log, under the request id the client was given; the client gets nothing more.
     requestLogger(req, res).error({ err: error }, 'request failed');
   }
   if (res.headersSent) return next(error);
   // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
   if (!req.complete) res.set('Connection', 'close');
-  sendJson(req, res.status(apiError.status).set(apiError.headers ?? {}), apiError.toBody());
+  sendJson(req, res.status(serviceError.status).set(serviceError.headers ?? {}), serviceError.toBody());
 };

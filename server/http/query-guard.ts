@@ -7,7 +7,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { ContractOperation } from '../../lib/contract/operations.js';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 
 export function refuseUndeclaredQuery(operation: ContractOperation): RequestHandler {
   return (req, _res, next) => {
@@ -15,6 +15,6 @@ export function refuseUndeclaredQuery(operation: ContractOperation): RequestHand
     const query = req.originalUrl.indexOf('?');
     if (query === -1 || query === req.originalUrl.length - 1) return next();
     const message = 'this operation takes no query parameters';
-    next(new ApiError(400, 'invalid_request', `Invalid request: /query: ${message}`, [{ path: '/query', message }]));
+    next(new ServiceError(400, 'invalid_request', `Invalid request: /query: ${message}`, [{ path: '/query', message }]));
   };
 }

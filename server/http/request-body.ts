@@ -14,14 +14,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 
-const payloadTooLarge = () => new ApiError(413, 'payload_too_large', 'Request body is too large');
+const payloadTooLarge = () => new ServiceError(413, 'payload_too_large', 'Request body is too large');
 
 /** Thrown by the parser's hooks; the error handler answers it as it is. */
-const unreadable = (message: string) => new ApiError(400, 'invalid_request', `Invalid request: ${message}`, [{ path: '/body', message }]);
+const unreadable = (message: string) =>
+  new ServiceError(400, 'invalid_request', `Invalid request: ${message}`, [{ path: '/body', message }]);
 
-const unsupportedCharset = () => new ApiError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
+const unsupportedCharset = () => new ServiceError(415, 'unsupported_media_type', 'Request body must be application/json in UTF-8');
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /**

@@ -4,10 +4,10 @@
  * repositories take and give back.
  */
 import type { components } from '../../generated/workspace/types.js';
+import type { SortableField } from '../../lib/contract/operations.js';
 
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
-export type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
 type Permission = components['schemas']['Permission'];
 
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
@@ -60,7 +60,7 @@ export interface UsernameReport {
 /** What adding a user to a group, or removing one, came to. */
 export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
 
-/** An API key as stored: never the secret itself, only its digest (server/auth/api-keys.ts). */
+/** An API key as stored: never the secret itself, only its digest (server/keys/api-keys.ts). */
 export interface ApiKeyRecord {
   api_key: string;
   name: string;

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { digest, type Fault, type GateTarget, type Provisioner } from '../../gate/target.js';
 import { BODY_LIMIT_BYTES, type OperationId, PERMISSIONS } from '../../lib/contract/operations.js';
 import { createApp } from '../app.js';
-import { issueApiKey } from '../auth/api-keys.js';
+import { issueApiKey } from '../keys/api-keys.js';
 import { createHandlers } from '../handlers/index.js';
 import type { Handlers, JsonOperationId } from '../handlers/types.js';
 import { createHttpServer } from '../http/lifecycle.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { BODY_LIMIT_BYTES, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { createApp } from '../app.js';
-import { issueApiKey } from '../auth/api-keys.js';
+import { issueApiKey } from '../keys/api-keys.js';
 import type { AuthThrottleConfig } from '../config.js';
 import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
@@ -17,11 +17,7 @@ import { openStore } from '../store/open-store.js';
 import type { User } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { createTestDatabase } from './database.js';
-
-export interface Credentials {
-  api_key: string;
-  api_key_secret: string;
-}
+import type { Credentials } from '../../lib/contract/credentials.js';
 
 export interface Answer {
   status: number;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createFirstApiKey } from '../../auth/first-key.js';
+import { createFirstApiKey } from '../../keys/first-key.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
 import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { explain } from '../../errors.js';
+import { explain } from '../../service-errors.js';
 import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';

@@ -1,6 +1,6 @@
 /**
  * The contract's one error shape, and the errors the service answers with.
- * Anything thrown that is not an ApiError becomes a 500 with no details.
+ * Anything thrown that is not an ServiceError becomes a 500 with no details.
  */
 import type { components } from '../generated/workspace/types.js';
 
@@ -8,7 +8,7 @@ export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 
-export class ApiError extends Error {
+export class ServiceError extends Error {
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
@@ -17,7 +17,7 @@ export class ApiError extends Error {
     readonly headers?: Record<string, string>,
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'ServiceError';
   }
 
   toBody(): ErrorBody {
@@ -49,10 +49,10 @@ export function explain(error: unknown): string {
  * cannot be probed. Every 401 names the Basic scheme, as HTTP asks (RFC 9110, 11.6.1).
  */
 export const invalidCredentials = () =>
-  new ApiError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, { 'WWW-Authenticate': 'Basic realm="workspace"' });
+  new ServiceError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, { 'WWW-Authenticate': 'Basic realm="workspace"' });
 export const permissionDenied = (permission: string) =>
-  new ApiError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
-export const userNotFound = () => new ApiError(404, 'user_not_found', 'User not found');
-export const groupNotFound = () => new ApiError(404, 'group_not_found', 'Group not found');
-export const usernameTaken = () => new ApiError(409, 'username_taken', 'Username is already taken');
-export const internalError = () => new ApiError(500, 'internal_error', 'Internal server error');
+  new ServiceError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
+export const userNotFound = () => new ServiceError(404, 'user_not_found', 'User not found');
+export const groupNotFound = () => new ServiceError(404, 'group_not_found', 'Group not found');
+export const usernameTaken = () => new ServiceError(409, 'username_taken', 'Username is already taken');
+export const internalError = () => new ServiceError(500, 'internal_error', 'Internal server error');

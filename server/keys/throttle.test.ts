@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 import { AuthThrottle, throttleKey } from './throttle.js';
 
 const blocked = (throttle: AuthThrottle, address: string) => {
@@ -8,7 +8,7 @@ const blocked = (throttle: AuthThrottle, address: string) => {
     throttle.assertAllowed(address);
     return false;
   } catch (error) {
-    assert.ok(error instanceof ApiError && error.status === 429);
+    assert.ok(error instanceof ServiceError && error.status === 429);
     return true;
   }
 };
@@ -52,7 +52,7 @@ describe('the failed-credential throttle', () => {
     throttle.recordFailure('192.0.2.9');
     assert.throws(
       () => throttle.assertAllowed('192.0.2.9'),
-      (error: ApiError) => error.headers?.['Retry-After'] === '1',
+      (error: ServiceError) => error.headers?.['Retry-After'] === '1',
     );
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     assert.ok(!blocked(throttle, '192.0.2.9'));

@@ -15,7 +15,7 @@
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import type { AuthThrottleConfig } from '../config.js';
-import { ApiError } from '../errors.js';
+import { ServiceError } from '../service-errors.js';
 
 export const DEFAULT_THROTTLE_CAPACITY = 100_000;
 
@@ -70,9 +70,9 @@ export class AuthThrottle {
   }
 }
 
-function rateLimited(msLeft: number): ApiError {
+function rateLimited(msLeft: number): ServiceError {
   const seconds = Math.max(1, Math.ceil(msLeft / 1000));
-  return new ApiError(429, 'rate_limited', `Too many failed credential attempts; retry in ${seconds} seconds`, undefined, {
+  return new ServiceError(429, 'rate_limited', `Too many failed credential attempts; retry in ${seconds} seconds`, undefined, {
     'Retry-After': String(seconds),
   });
 }

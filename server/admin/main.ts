@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
-import { issueApiKey } from '../auth/api-keys.js';
+import { issueApiKey } from '../keys/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import { type ApiKeyRecord, NameTakenError } from '../store/records.js';

@@ -7,7 +7,7 @@ import { startTestService } from '../testing/service.js';
 
 describe('npm run admin', () => {
   let database: TestDatabase;
-  const admin = (...args: string[]) => runScript('server/admin/cli.ts', args, { DATABASE_URL: database.url });
+  const admin = (...args: string[]) => runScript('server/admin/main.ts', args, { DATABASE_URL: database.url });
 
   before(async () => {
     database = await createTestDatabase();
