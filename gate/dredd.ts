@@ -15,7 +15,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, type OperationContract, responseViolations } from './contract-schemas.js';
@@ -23,10 +22,11 @@ import { Fixtures, NotAvailable } from './fixtures.js';
 import { recipeFor } from './recipes.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
+import { projectFile } from '../lib/project-root.js';
 
 const require = createRequire(import.meta.url);
-const CONTRACT_3_0 = fileURLToPath(new URL('../generated/workspace/openapi-3.0.yaml', import.meta.url));
-const HOOK_BRIDGE = fileURLToPath(new URL('./dredd-hooks.cjs', import.meta.url));
+const CONTRACT_3_0 = projectFile('generated', 'workspace', 'openapi-3.0.yaml');
+const HOOK_BRIDGE = projectFile('gate', 'dredd-hooks.cjs');
 
 /**
  * Dredd cannot send HEAD: it always gives its HTTP client a body, which that
