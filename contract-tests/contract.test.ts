@@ -24,7 +24,7 @@ function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema
 }
 
 describe('the contract as the server reads it', () => {
-  it('declares the nine operations of the design, /healthz and the documentation, and a HEAD for each GET', () => {
+  it('declares the nine operations of the design, /healthz, /readyz and the documentation, and a HEAD for each GET', () => {
     assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
       'addUserGroup',
       'createUser',
@@ -34,12 +34,14 @@ describe('the contract as the server reads it', () => {
       'getGroups',
       'getHealth',
       'getOpenApiDocument',
+      'getReadiness',
       'getUser',
       'getUsers',
       'headApiReference',
       'headApiReferenceScript',
       'headHealth',
       'headOpenApiDocument',
+      'headReadiness',
       'removeUserGroup',
       'updateUser',
       'validateCredentials',
@@ -71,6 +73,8 @@ describe('the contract as the server reads it', () => {
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
       getHealth: 'none',
+      getReadiness: 'none',
+      headReadiness: 'none',
       getApiReference: 'none',
       getApiReferenceScript: 'none',
       getOpenApiDocument: 'none',

@@ -68,6 +68,7 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
     return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
   },
   getHealth: async () => ({}),
+  getReadiness: async () => ({}),
   getApiReference: async () => ({}),
   getApiReferenceScript: async () => ({}),
   getOpenApiDocument: async () => ({}),

@@ -20,6 +20,7 @@ import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
+import type { Readiness } from './readiness.js';
 import type { Store } from './store/repositories.js';
 
 export interface AppOptions {
@@ -32,6 +33,8 @@ export interface AppOptions {
   trustProxy?: Config['trustProxy'];
   /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */
   getUsersMax?: number;
+  /** Whether the service takes traffic (GET /readyz); always ready when absent. */
+  readiness?: Readiness;
   /** The handlers to route to; default the service's own. The contract gate swaps in faulty ones to prove it notices. */
   handlers?: Handlers;
 }
@@ -52,7 +55,8 @@ export function createApp({
   authThrottle,
   trustProxy = false,
   getUsersMax,
-  handlers = createHandlers({ store, ...(getUsersMax ? { getUsersMax } : {}) }),
+  readiness,
+  handlers = createHandlers({ store, ...(getUsersMax ? { getUsersMax } : {}), ...(readiness ? { readiness } : {}) }),
 }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');

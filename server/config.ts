@@ -20,6 +20,8 @@ export interface Config {
   authThrottle: AuthThrottleConfig;
   /** The most users get_users lists in one answer when no page is asked for. */
   getUsersMax: number;
+  /** How long the service goes on serving, not ready, after SIGTERM before it closes. */
+  shutdownDrainMs: number;
 }
 
 export interface AuthThrottleConfig {
@@ -120,6 +122,7 @@ const serviceSchema = sampleSchema.extend({
   AUTH_FAILURE_WINDOW_SECONDS: wholeNumber(1, 86_400, 300),
   AUTH_THROTTLE_CAPACITY: wholeNumber(100, 10_000_000, 100_000),
   GET_USERS_MAX: wholeNumber(1, 10_000_000, 100_000),
+  SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -166,5 +169,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       capacity: settings.AUTH_THROTTLE_CAPACITY,
     },
     getUsersMax: settings.GET_USERS_MAX,
+    shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
   };
 }

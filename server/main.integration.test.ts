@@ -54,6 +54,29 @@ describe('npm start', () => {
     assert.equal(await second.stop('SIGINT'), 0);
   });
 
+  it(`on SIGTERM stops being ready at once, goes on serving for SHUTDOWN_DRAIN_SECONDS, then stops (${TEST_STORE})`, async (t) => {
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const service = await startServiceProcess({ DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '2' });
+    const key = service.printedKey()!;
+    const ready = await fetch(`${service.url}/readyz`);
+    assert.deepEqual({ status: ready.status, body: await ready.json() }, { status: 200, body: { status: 'ready' } });
+
+    const stopped = service.stop('SIGTERM');
+    const signalled = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const draining = await fetch(`${service.url}/readyz`);
+    assert.deepEqual(
+      { status: draining.status, body: await draining.json() },
+      { status: 503, body: { error_message: 'Not ready: shutting down', code: 'not_ready' } },
+    );
+    assert.equal((await fetch(`${service.url}/healthz`)).status, 200, 'still alive while draining');
+    assert.equal((await post(`${service.url}/api/public/validate_credentials`, key)).status, 200, 'still serving while draining');
+    assert.equal(await stopped, 0);
+    assert.ok(Date.now() - signalled >= 1_900, `stopped after ${Date.now() - signalled} ms, before the 2 s drain`);
+    assert.match(service.stdout(), /"msg":"draining: not ready, still serving"/);
+  });
+
   it(`runs compiled, as npm start does, without tsx (${TEST_STORE})`, async (t) => {
     // What npm start's prestart does: dist/ must hold the code under test, not an older build.
     await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT });

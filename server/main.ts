@@ -4,12 +4,15 @@
  * or SIGINT, closing the database after the last request.
  */
 
+import { once } from 'node:events';
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { createApp } from './app.js';
 import { createFirstApiKey } from './keys/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { explain } from './service-errors.js';
-import { serve } from './http/lifecycle.js';
+import { type Listener, serve } from './http/lifecycle.js';
+import { whileStarting } from './http/starting.js';
+import { Readiness } from './readiness.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 
@@ -32,7 +35,29 @@ function announceFirstKey(apiKey: string, secret: string): void {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config.databaseUrl);
+  const readiness = new Readiness();
+
+  // Listening comes first, so that while the database migrates the probes can say
+  // "alive, not ready"; other requests wait for the app (http/starting.ts).
+  let startApp!: (app: Listener) => void;
+  const appReady = new Promise<Listener>((resolve) => (startApp = resolve));
+  let current: Listener = whileStarting(readiness, appReady);
+  const opening = openStore(config.databaseUrl);
+  const server = serve((req, res) => current(req, res), {
+    name: 'workspace service',
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    host: config.host,
+    port: config.port,
+    logger,
+    details: { database: config.databaseUrl.split(':')[0] },
+    onStopping: () => readiness.stopping(),
+    drainMs: config.shutdownDrainMs,
+    onClose: async () => {
+      await (await opening.catch(() => undefined))?.close();
+    },
+  });
+
+  const store = await opening;
   const refused = await store.users.listUsernameReports();
   if (refused.length > 0) {
     logger.warn(
@@ -50,16 +75,14 @@ async function main(): Promise<void> {
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,
     getUsersMax: config.getUsersMax,
+    readiness,
   });
-  serve(app, {
-    name: 'workspace service',
-    bodyLimitBytes: BODY_LIMIT_BYTES,
-    host: config.host,
-    port: config.port,
-    logger,
-    details: { database: config.databaseUrl.split(':')[0] },
-    onClose: () => store.close(),
-  });
+  current = app;
+  startApp(app);
+  readiness.ready();
+  if (!server.listening) await once(server, 'listening');
+  const bound = server.address();
+  logger.info({ url: `http://${config.host}:${typeof bound === 'object' && bound ? bound.port : config.port}` }, 'workspace service ready');
 }
 
 main().catch((error: unknown) => {

@@ -193,8 +193,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and readiness
-         * @description Answers 200 when the service can reach its database. Needs no credentials.
+         * Liveness
+         * @description Answers 200 when the process can work and reach its database, from the moment it
+         *     listens (while it migrates, too) until it stops. Readiness for traffic is
+         *     `GET /readyz`. Needs no credentials.
          */
         get: operations["getHealth"];
         put?: never;
@@ -206,6 +208,34 @@ export interface paths {
          * @description The same check as `GET /healthz`, answered with its status and headers and no body.
          */
         head: operations["headHealth"];
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Answers 200 when the service should receive traffic: its migrations are done, it is
+         *     not shutting down, and its database answers. While it starts, and from a SIGTERM
+         *     until it stops, it answers 503 so that a load balancer drains it first. `GET /healthz`
+         *     is the liveness probe: it stays 200 while the process can work at all, migrations
+         *     included. Needs no credentials.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Readiness, headers only
+         * @description The same check as `GET /readyz`, answered with its status and headers and no body.
+         */
+        head: operations["headReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -331,7 +361,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "request_timeout";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "not_ready" | "request_timeout";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -554,6 +584,11 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        /** @description The service is ready for traffic. */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+        };
     };
     responses: {
         /** @description The body does not match the contract (malformed JSON, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
@@ -706,6 +741,19 @@ export interface components {
         };
         /** @description The service cannot reach its database. */
         Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The service is not ready for traffic: it is starting (migrating its database) or
+         *     stopping (draining before it closes), or its database does not answer. A load
+         *     balancer should send requests elsewhere until this answers 200.
+         */
+        NotReady: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1078,6 +1126,68 @@ export interface operations {
                 content?: never;
             };
             /** @description The database cannot be reached. (No body: a HEAD answer has none.) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["UnknownQueryParameter"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["NotReady"];
+        };
+    };
+    headReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure of the service. (No body: a HEAD answer has none.) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: starting, stopping, or the database does not answer. (No body: a HEAD answer has none.) */
             503: {
                 headers: {
                     [name: string]: unknown;

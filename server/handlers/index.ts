@@ -19,6 +19,16 @@ export function createHandlers(services: Services): Handlers {
       }
       return { status: 'ok' };
     },
+    async getReadiness() {
+      const readiness = services.readiness?.notReadyBecause;
+      if (readiness) throw new ServiceError(503, 'not_ready', `Not ready: ${readiness}`);
+      try {
+        await services.store.ping();
+      } catch {
+        throw new ServiceError(503, 'not_ready', 'Not ready: the database does not answer');
+      }
+      return { status: 'ready' };
+    },
     async getOpenApiDocument() {
       return WORKSPACE_DOCUMENT as Awaited<ReturnType<Handlers['getOpenApiDocument']>>;
     },

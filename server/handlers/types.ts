@@ -8,6 +8,7 @@ import type { operations } from '../../generated/workspace/types.js';
 import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
+import type { Readiness } from '../readiness.js';
 import type { ApiKeyRecord } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
@@ -56,6 +57,8 @@ export type PageHandlers = { [Op in PageOperationId]: RequestHandler };
 
 export interface Services {
   store: Store;
+  /** Whether the service takes traffic (GET /readyz); ready when absent. */
+  readiness?: Readiness;
   /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */
   getUsersMax?: number;
 }

@@ -137,6 +137,12 @@ describe('the error table (docs/architecture.md, Errors)', () => {
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, { status: 'ok' });
   });
+
+  it('200 from /readyz when the service takes traffic', async () => {
+    const answer = await service.request('/readyz');
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body, { status: 'ready' });
+  });
 });
 
 describe('failures inside the service', () => {
@@ -187,6 +193,12 @@ describe('failures inside the service', () => {
     assertErrorShape(await service.request('/healthz'), 503, 'unavailable');
     const head = await service.request('/healthz', { method: 'HEAD' });
     assert.deepEqual([head.status, head.text], [503, '']);
+  });
+
+  it('503 not_ready from /readyz when the database does not answer', async () => {
+    const answer = await service.request('/readyz');
+    assertErrorShape(answer, 503, 'not_ready');
+    assert.equal(answer.body.error_message, 'Not ready: the database does not answer');
   });
 
   it('refuses to send a response that breaks the contract, so a hash can never leak', async () => {

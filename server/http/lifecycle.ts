@@ -5,8 +5,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Express } from 'express';
 import type { Logger } from '../logger.js';
+
+/** What answers requests: an express app, or the service's stand-in while it starts (starting.ts). */
+export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** How long in-flight requests get to finish on shutdown before their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -62,7 +64,7 @@ function refuseWithoutHost(res: ServerResponse): void {
 const declaredLength = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0);
 
 /** The app on a Node HTTP server with the service's limits; `listen` is left to the caller. */
-export function createHttpServer(app: Express, { bodyLimitBytes, timeouts = {} }: HttpServerOptions = {}): Server {
+export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {} }: HttpServerOptions = {}): Server {
   const limits = { ...SERVER_TIMEOUTS, ...timeouts };
   // Bounded so that slow or idle clients cannot hold connections forever.
   const server = createServer(
@@ -93,11 +95,21 @@ export interface ServeOptions extends HttpServerOptions {
   logger: Logger;
   /** Extra fields for the "listening" log line. */
   details?: Record<string, unknown>;
+  /** Runs at once on SIGTERM or SIGINT, e.g. to stop answering readiness probes with 200. */
+  onStopping?: () => void;
+  /**
+   * How long to go on serving after SIGTERM before closing, so that a load balancer
+   * sees readiness fail and sends requests elsewhere first (SHUTDOWN_DRAIN_SECONDS).
+   */
+  drainMs?: number;
   /** Runs after the last connection has closed, e.g. to close a database. */
   onClose?: () => Promise<void>;
 }
 
-export function serve(app: Express, { name, host, port, logger, details, onClose, ...limits }: ServeOptions): Server {
+export function serve(
+  app: Listener,
+  { name, host, port, logger, details, onStopping, drainMs = 0, onClose, ...limits }: ServeOptions,
+): Server {
   const server = createHttpServer(app, limits);
   server.listen(port, host);
 
@@ -115,15 +127,21 @@ export function serve(app: Express, { name, host, port, logger, details, onClose
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    server.close(async () => {
-      await onClose?.();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    // Keep-alive connections with no request in flight would hold close() open.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    onStopping?.();
+    const close = () => {
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      server.close(async () => {
+        await onClose?.();
+        logger.info('stopped');
+        process.exit(0);
+      });
+      // Keep-alive connections with no request in flight would hold close() open.
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    };
+    if (drainMs <= 0) return close();
+    logger.info({ signal, drain_ms: drainMs }, 'draining: not ready, still serving');
+    setTimeout(close, drainMs);
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

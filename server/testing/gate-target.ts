@@ -45,7 +45,9 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
   const faultyStore: Store = {
     ...store,
     async ping() {
-      if (take('getHealth', 'unavailable')) throw new Error('injected fault: the database does not answer');
+      if (take('getHealth', 'unavailable') || take('getReadiness', 'unavailable')) {
+        throw new Error('injected fault: the database does not answer');
+      }
       return store.ping();
     },
   };

@@ -17,7 +17,16 @@ export interface ServiceProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServiceProcess(env: Record<string, string>, script = 'server/main.ts'): Promise<ServiceProcess> {
+/**
+ * Starts the script and resolves once it takes requests: the workspace service once it says it
+ * is ready (it listens before it migrates), the sample server once it listens. `until: 'listening'`
+ * resolves as soon as the workspace service listens, for tests of what it answers while it starts.
+ */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  script = 'server/main.ts',
+  { until = script.includes('sample') ? 'listening' : 'ready' }: { until?: 'listening' | 'ready' } = {},
+): Promise<ServiceProcess> {
   const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env });
   let stdout = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -28,8 +37,10 @@ export async function startServiceProcess(env: Record<string, string>, script = 
       child.kill('SIGKILL');
       reject(new Error(`${script} did not start within 20 s:\n${stdout}`));
     }, 20_000);
+    // The workspace service listens before it migrates; it takes requests once it says it is ready.
+    const started = until === 'listening' ? /"url":"(http:\/\/[^"]+)".*listening/ : /"url":"(http:\/\/[^"]+)".*service ready/;
     child.stdout!.on('data', () => {
-      const match = /"url":"(http:\/\/[^"]+)".*listening/.exec(stdout);
+      const match = started.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);

@@ -9,7 +9,7 @@ import { migrateToLatest } from '../migrations.js';
 import type { Database } from '../schema.js';
 
 /** Arbitrary but fixed: the advisory lock every instance takes to migrate. */
-const MIGRATION_LOCK = 7_316_400_512;
+export const MIGRATION_LOCK = 7_316_400_512;
 /** Connections per instance; a request holds one only for its statements. */
 const POOL_SIZE = 10;
 

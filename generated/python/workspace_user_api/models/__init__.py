@@ -30,6 +30,7 @@ from workspace_user_api.models.inline_response200 import InlineResponse200
 from workspace_user_api.models.key_info import KeyInfo
 from workspace_user_api.models.new_user import NewUser
 from workspace_user_api.models.permission import Permission
+from workspace_user_api.models.readiness import Readiness
 from workspace_user_api.models.update_user_request import UpdateUserRequest
 from workspace_user_api.models.user import User
 from workspace_user_api.models.user_group_request import UserGroupRequest

@@ -107,7 +107,7 @@ class Error(object):
         """
         if self.local_vars_configuration.client_side_validation and code is None:  # noqa: E501
             raise ValueError("Invalid value for `code`, must not be `None`")  # noqa: E501
-        allowed_values = ["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "request_timeout"]  # noqa: E501
+        allowed_values = ["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "not_ready", "request_timeout"]  # noqa: E501
         if self.local_vars_configuration.client_side_validation and code not in allowed_values:  # noqa: E501
             raise ValueError(
                 "Invalid value for `code` ({0}), must be one of {1}"  # noqa: E501
