@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../lib/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { createWorkspaceClient, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
+import { TEST_SETUP } from '../server/store/records.js';
 
 describe('the TypeScript SDK against the real service', () => {
   let service: TestService;
@@ -11,7 +12,7 @@ describe('the TypeScript SDK against the real service', () => {
   before(async () => {
     service = await startTestService();
     sdk = createWorkspaceClient({ baseUrl: service.baseUrl, ...service.admin });
-    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
   });
   after(() => service.close());
 
@@ -23,7 +24,7 @@ describe('the TypeScript SDK against the real service', () => {
 
   it('runs the whole lifecycle: validate, create, get, update, list, group add and remove, delete', async () => {
     const checked = await sdk.validateCredentials();
-    assert.equal(checked.data?.permissions.length, 6);
+    assert.equal(checked.data?.permissions.length, 7);
 
     const created = await sdk.createUser({ target_user: { username: 'Ada@Example.com', first_name: 'Ada', password: 'Correct-Horse-42' } });
     assert.ok(created.data, JSON.stringify(created.error));
@@ -53,6 +54,11 @@ describe('the TypeScript SDK against the real service', () => {
     assert.deepEqual((await sdk.removeUserGroup({ target_user: { user_id }, target_group: { group_id: engineering.group_id } })).data, {});
     assert.deepEqual((await sdk.deleteUser({ target_user: { user_id } })).data, {});
     assert.equal((await sdk.getUser({ target_user: { user_id } })).error?.code, 'user_not_found');
+    const history = await sdk.getAuditEvents({ target_user_id: user_id });
+    assert.deepEqual(
+      history.data?.events.map((event) => event.operation),
+      ['deleteUser', 'removeUserGroup', 'addUserGroup', 'updateUser', 'createUser'],
+    );
   });
 
   it('returns the documented errors as typed error bodies, never throwing', async () => {

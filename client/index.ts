@@ -91,6 +91,7 @@ const OPERATION_NAMES = [
   'getGroups',
   'addUserGroup',
   'removeUserGroup',
+  'getAuditEvents',
 ] as const satisfies readonly OperationName[];
 
 // The compiler refuses the list above if it misses an operation of the contract.
@@ -198,6 +199,7 @@ export const deleteUser: WorkspaceClient['deleteUser'] = (params, options) => cl
 export const getGroups: WorkspaceClient['getGroups'] = (params, options) => client().getGroups(params, options);
 export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
+export const getAuditEvents: WorkspaceClient['getAuditEvents'] = (params, options) => client().getAuditEvents(params, options);
 
 /** An error answer met while going through a listing; `error` is the contract's error body or a ClientFailure. */
 export class WorkspaceCallError extends Error {

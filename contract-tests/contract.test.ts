@@ -31,6 +31,7 @@ describe('the contract as the server reads it', () => {
       'deleteUser',
       'getApiReference',
       'getApiReferenceScript',
+      'getAuditEvents',
       'getGroups',
       'getHealth',
       'getOpenApiDocument',
@@ -60,7 +61,10 @@ describe('the contract as the server reads it', () => {
   });
 
   it('names the permissions of docs/architecture.md, and gives each operation the permission it lists', () => {
-    assert.deepEqual([...PERMISSIONS], ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify']);
+    assert.deepEqual(
+      [...PERMISSIONS],
+      ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify', 'audit_view'],
+    );
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
     assert.deepEqual(permissionOf, {
       validateCredentials: 'authenticated',
@@ -72,6 +76,7 @@ describe('the contract as the server reads it', () => {
       getGroups: 'groups_view',
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
+      getAuditEvents: 'audit_view',
       getHealth: 'none',
       getReadiness: 'none',
       headReadiness: 'none',

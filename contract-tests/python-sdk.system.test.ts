@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
+import { TEST_SETUP } from '../server/store/records.js';
 
 const python3 = TOOLS.python3();
 
@@ -23,7 +24,7 @@ describe('the generated Python SDK', needs(python3, 'the Python SDK tests'), () 
   after(() => service.close());
 
   it('drives every operation of the contract against the real service', async () => {
-    const group = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    const group = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
     const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/python/drive_every_operation.py')], {
       env: {
         ...process.env,
@@ -39,6 +40,7 @@ describe('the generated Python SDK', needs(python3, 'the Python SDK tests'), () 
       'addUserGroup',
       'createUser',
       'deleteUser',
+      'getAuditEvents',
       'getGroups',
       'getUser',
       'getUsers',

@@ -67,6 +67,7 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
     const { user, group } = await f.member();
     return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
   },
+  getAuditEvents: async (f) => ({ body: { ...f.admin, page_size: 10 } }),
   getHealth: async () => ({}),
   getReadiness: async () => ({}),
   getApiReference: async () => ({}),

@@ -5,6 +5,7 @@
  * visible `\u{…}` escapes, never acted on by the terminal).
  */
 import Table from 'cli-table3';
+import type { components } from '../generated/workspace/types.js';
 
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 /** What JSON.stringify leaves raw that a terminal may act on: C1 controls and formatting characters. */
@@ -31,4 +32,28 @@ export function printTable(head: string[], rows: string[][]): void {
   const table = new Table({ head, style: { head: [], border: [], compact: true } });
   table.push(...rows.map((row) => row.map(terminalSafe)));
   process.stdout.write(`${table.toString()}\n`);
+}
+
+type AuditEvent = components['schemas']['AuditEvent'];
+
+/** Audit events as both CLIs show them: one row each, the target named by its kind. */
+export function printAuditEvents(events: readonly AuditEvent[]): void {
+  if (events.length === 0) return void process.stdout.write('no audit events\n');
+  printTable(
+    ['time', 'operation', 'by', 'target', 'fields', 'request'],
+    events.map((event) => [
+      event.time,
+      event.operation,
+      event.actor,
+      [
+        event.target_user_id && `user ${event.target_user_id}`,
+        event.target_group_id && `group ${event.target_group_id}`,
+        event.target_api_key && `key ${event.target_api_key}`,
+      ]
+        .filter(Boolean)
+        .join(', '),
+      event.changed_fields.join(', '),
+      event.request_id ?? '',
+    ]),
+  );
 }

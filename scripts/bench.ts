@@ -92,7 +92,8 @@ async function startServer(script: string, env: Record<string, string>, probe: (
   };
 }
 
-const healthz = (url: string) => fetch(`${url}/healthz`);
+/** Ready for traffic: /readyz, since /healthz answers 200 while the database still migrates. */
+const ready = (url: string) => fetch(`${url}/readyz`);
 
 function rssMegabytes(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     await baseline.stop();
 
     // (b) update_user, full validation and a durable commit, on 10,000 users.
-    const service = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const service = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, ready);
     const rssBefore = rssMegabytes(service.child);
     results.push(
       await load('(b) update_user, 10k users', {
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
     const unvalidated = await startServer(
       'scripts/bench/unvalidated-server.ts',
       { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` },
-      healthz,
+      ready,
     );
     const withoutValidation = await load('    update_user, no validation', {
       url: unvalidated.url,
@@ -200,7 +201,7 @@ async function main(): Promise<void> {
     await unvalidated.stop();
 
     // (h) Memory over a long load: RSS sampled every second.
-    const steady = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, healthz);
+    const steady = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, ready);
     const samples: number[] = [rssMegabytes(steady.child)];
     const sampler = setInterval(() => samples.push(rssMegabytes(steady.child)), 1_000);
     const long = await autocannon({
@@ -225,7 +226,7 @@ async function main(): Promise<void> {
     });
 
     // (c) A page of 100 from 100,000 users.
-    const big = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, healthz);
+    const big = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-100k.db')}` }, ready);
     const randomPage = posting('/api/public/get_users', () => ({
       ...large.credentials,
       page: 1 + Math.floor(Math.random() * 1000),
@@ -317,7 +318,7 @@ async function main(): Promise<void> {
     // (g) From process start to the first 200, each time on a fresh database; the median of several.
     const startups: number[] = [];
     for (let start = 0; start < (quick ? 1 : 5); start++) {
-      const cold = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, `fresh-${start}.db`)}` }, healthz);
+      const cold = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, `fresh-${start}.db`)}` }, ready);
       startups.push(Math.round(cold.readyAt - cold.startedAt));
       await cold.stop();
     }

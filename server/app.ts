@@ -10,7 +10,7 @@ import { BODY_LIMIT_BYTES, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } fr
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
-import type { Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
+import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -94,8 +94,10 @@ export function createApp({
       ? documentationHandlers[operationId as PageOperationId]
       : async (req, res) => {
           const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
-          const context = {
-            key: res.locals.apiKey,
+          const key = res.locals.apiKey as HandlerContext['key'];
+          const context: HandlerContext = {
+            key,
+            author: { actor: key?.api_key ?? 'anonymous', requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null },
             get log() {
               return requestLogger(req, res);
             },

@@ -13,6 +13,8 @@ describe('settings from the environment', () => {
       trustProxy: false,
       authThrottle: { maxFailures: 10, windowSeconds: 300, capacity: 100_000 },
       getUsersMax: 100_000,
+      shutdownDrainMs: 0,
+      auditRetentionDays: 365,
     });
     assert.deepEqual(loadSampleConfig({}), { host: '127.0.0.1', port: 5001, logLevel: 'info', validateResponses: false });
     assert.equal(loadConfig({ PORT: '' }).port, 8080, 'an empty value is the default');

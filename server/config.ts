@@ -22,6 +22,8 @@ export interface Config {
   getUsersMax: number;
   /** How long the service goes on serving, not ready, after SIGTERM before it closes. */
   shutdownDrainMs: number;
+  /** How long audit events are kept. */
+  auditRetentionDays: number;
 }
 
 export interface AuthThrottleConfig {
@@ -123,6 +125,7 @@ const serviceSchema = sampleSchema.extend({
   AUTH_THROTTLE_CAPACITY: wholeNumber(100, 10_000_000, 100_000),
   GET_USERS_MAX: wholeNumber(1, 10_000_000, 100_000),
   SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
+  AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -170,5 +173,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     getUsersMax: settings.GET_USERS_MAX,
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
+    auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
   };
 }

@@ -13,6 +13,7 @@ import { explain } from './service-errors.js';
 import { type Listener, serve } from './http/lifecycle.js';
 import { whileStarting } from './http/starting.js';
 import { Readiness } from './readiness.js';
+import { type AuditRetention, startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const readiness = new Readiness();
+  const background: { retention?: AuditRetention } = {};
 
   // Listening comes first, so that while the database migrates the probes can say
   // "alive, not ready"; other requests wait for the app (http/starting.ts).
@@ -50,7 +52,10 @@ async function main(): Promise<void> {
     port: config.port,
     logger,
     details: { database: config.databaseUrl.split(':')[0] },
-    onStopping: () => readiness.stopping(),
+    onStopping: () => {
+      readiness.stopping();
+      background.retention?.stop();
+    },
     drainMs: config.shutdownDrainMs,
     onClose: async () => {
       await (await opening.catch(() => undefined))?.close();
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
   current = app;
   startApp(app);
   readiness.ready();
+  background.retention = startAuditRetention(store, { days: config.auditRetentionDays, logger });
   if (!server.listening) await once(server, 'listening');
   const bound = server.address();
   logger.info({ url: `http://${config.host}:${typeof bound === 'object' && bound ? bound.port : config.port}` }, 'workspace service ready');

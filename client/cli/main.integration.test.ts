@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runScript } from '../../lib/testing/run-script.js';
 import { verifyPassword } from '../../server/password/hashing.js';
 import { startTestService, type TestService } from '../../server/testing/service.js';
+import { TEST_SETUP } from '../../server/store/records.js';
 
 describe('the workspace-users CLI, end to end', () => {
   let service: TestService;
@@ -20,7 +21,7 @@ describe('the workspace-users CLI, end to end', () => {
 
   before(async () => {
     service = await startTestService();
-    await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
     directory = await mkdtemp(join(tmpdir(), 'workspace-cli-'));
   });
   after(async () => {
@@ -73,6 +74,15 @@ describe('the workspace-users CLI, end to end', () => {
     const deleted = await cli(['delete', user_id, '--yes']);
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal(await service.store.users.findById(user_id), undefined);
+
+    const audit = await cli(['audit', '--user', user_id, '--json']);
+    assert.equal(audit.code, 0, audit.stderr);
+    assert.deepEqual(
+      JSON.parse(audit.stdout).events.map((event: { operation: string; actor: string }) => [event.operation, event.actor]),
+      ['deleteUser', 'removeUserGroup', 'addUserGroup', 'updateUser', 'createUser'].map((operation) => [operation, service.admin.api_key]),
+    );
+    const auditTable = await cli(['audit', '--user', user_id]);
+    assert.match(auditTable.stdout, /updateUser .*last_name, locked/);
   });
 
   it('lists a page, the page after it by cursor, and every user with --all', async () => {
@@ -188,7 +198,7 @@ describe('the workspace-users CLI, end to end', () => {
       organization: '\u009b31mRed\nForged line',
     };
     const user = await service.createUser(hostile);
-    await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' });
+    await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' }, TEST_SETUP);
     await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
     for (const args of [
       ['list'],
@@ -228,6 +238,7 @@ describe('the workspace-users CLI, end to end', () => {
       ['group', 'add'],
       ['group', 'remove'],
       ['import'],
+      ['audit'],
     ]) {
       const help = await cli([...command, '--help']);
       assert.equal(help.code, 0, command.join(' '));

@@ -10,11 +10,19 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createWorkspaceClient, eachUser, type Group, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
 import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
 import { importUsers } from './import-users.js';
-import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
+import { printAuditEvents, printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { CliError, dataOf, describe, printUser, printUsers } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
+
+function isoTime(value: string): string {
+  const when = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
+    throw new InvalidArgumentError('expected an ISO date or time such as 2026-11-01 or 2026-11-01T09:00:00Z');
+  }
+  return when.toISOString();
+}
 
 function positiveInteger(value: string): number {
   const number = Number(value);
@@ -232,6 +240,30 @@ for (const action of ['add', 'remove'] as const) {
       );
     });
 }
+
+program
+  .command('audit')
+  .description('show the audit trail, newest first: who changed what, when, with which key (needs audit_view)')
+  .option('--user <user_id>', 'only the changes to this user')
+  .option('--by <api_key>', 'only the changes this API key made (admin-cli: those of npm run admin)')
+  .option('--since <time>', 'only changes at or after this time (ISO, e.g. 2026-11-01)', isoTime)
+  .option('--page-size <n>', 'events per page (at most 500; default 100)', positiveInteger)
+  .option('--cursor <cursor>', 'the page after the one that printed this cursor')
+  .option('--json', 'print JSON')
+  .action(async (options: { user?: string; by?: string; since?: string; pageSize?: number; cursor?: string; json?: boolean }) => {
+    const page = dataOf(
+      await client().getAuditEvents({
+        ...(options.user ? { target_user_id: options.user } : {}),
+        ...(options.by ? { actor: options.by } : {}),
+        ...(options.since ? { since: options.since } : {}),
+        ...(options.pageSize ? { page_size: options.pageSize } : {}),
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      }),
+    );
+    if (options.json) return printJson(page);
+    printAuditEvents(page.events);
+    if (page.next_cursor) process.stdout.write(`older events: --cursor ${page.next_cursor}\n`);
+  });
 
 program
   .command('import')

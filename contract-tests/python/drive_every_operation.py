@@ -35,6 +35,7 @@ with workspace_user_api.ApiClient(configuration) as client:
     credentials_api = workspace_user_api.CredentialsApi(client)
     users = workspace_user_api.UsersApi(client)
     groups = workspace_user_api.GroupsApi(client)
+    audit = workspace_user_api.AuditApi(client)
 
     key = credentials_api.validate_credentials(workspace_user_api.ValidateCredentialsRequest(**credentials))
     assert key.api_key == credentials["api_key"] and "users_modify" in key.permissions
@@ -124,5 +125,14 @@ with workspace_user_api.ApiClient(configuration) as client:
         target_user=workspace_user_api.UserRef(user_id=created.user_id), **credentials,
     )), 404, "user_not_found")
     done.append("deleteUser")
+
+    # The user's whole history, newest first, with field names and never a value.
+    history = audit.get_audit_events(workspace_user_api.GetAuditEventsRequest(target_user_id=created.user_id, page_size=50, **credentials))
+    assert [event.operation for event in history.events][0] == "deleteUser", history
+    assert [event.operation for event in history.events][-1] == "createUser", history
+    assert history.events[-1].actor == credentials["api_key"] and history.next_cursor is None
+    assert all("password" not in str(event.to_dict()).lower() or "password" in event.changed_fields for event in history.events)
+    expect_error(lambda: audit.get_audit_events(workspace_user_api.GetAuditEventsRequest(cursor="bm90LWEtY3Vyc29y", **credentials)), 400, "invalid_cursor")
+    done.append("getAuditEvents")
 
 print(json.dumps({"operations": done}))

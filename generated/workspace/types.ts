@@ -185,6 +185,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/get_audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List audit events
+         * @description Who changed what, when, with which key and in which request: one event for every change that succeeded (users created, updated or deleted, group memberships, and groups and API keys managed with `npm run admin`), newest first, a page at a time. Filter by the user changed, the key that made the change, and a time range; follow `next_cursor` for older events. Events hold field names, never values. The service keeps them for `AUDIT_RETENTION_DAYS` (365 by default).
+         */
+        post: operations["getAuditEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -335,7 +355,7 @@ export interface components {
          * @description A permission an API key may hold; each operation's `x-permission` names the one it needs.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -580,6 +600,57 @@ export interface components {
             target_user: components["schemas"]["UserRef"];
             target_group: components["schemas"]["GroupRef"];
         };
+        GetAuditEventsRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_user_id?: components["schemas"]["UserId"];
+            /** @description Only the changes this API key made, or `admin-cli` for those of `npm run admin`. */
+            actor?: string;
+            /**
+             * Format: date-time
+             * @description Only events at or after this time.
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @description Only events before this time.
+             */
+            until?: string;
+            /** @description Events per page; default 100. */
+            page_size?: number;
+            /** @description Continue after the page this came from (its `next_cursor`), with the same filters. */
+            cursor?: string;
+        };
+        /** @description One change to the directory, written in the same transaction as the change itself: a change without its event, or an event without its change, cannot exist. It names what changed, never a value: no password, hash or secret, and profile fields by name only. */
+        AuditEvent: {
+            /** @description Unique, and in the order the events were written (newest sorts last). */
+            event_id: string;
+            /** Format: date-time */
+            time: string;
+            /**
+             * @description What was done: an operation of this API, or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`).
+             * @enum {string}
+             */
+            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey";
+            /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
+            actor: string;
+            /** @description The request's `X-Request-Id`, to find it in the service's log; null for `npm run admin`. */
+            request_id: string | null;
+            /** @description The user changed, or added to or removed from a group. */
+            target_user_id: string | null;
+            /** @description The group created, deleted, or joined or left by the user. */
+            target_group_id: string | null;
+            /** @description The API key created or revoked. */
+            target_api_key: string | null;
+            /** @description The fields set or changed, by name (`password` when a password was set or changed); empty for a deletion or a membership. */
+            changed_fields: string[];
+        };
+        /** @description Audit events, newest first. */
+        AuditEventPage: {
+            events: components["schemas"]["AuditEvent"][];
+            /** @description Pass this as `cursor` (with the same filters) for the older events that follow; null when none follows. */
+            next_cursor: string | null;
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -723,6 +794,19 @@ export interface components {
         };
         /** @description No user, or no group, has the given identifier. */
         UserOrGroupNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown
+         *     field), or the cursor is not one the service handed out (`invalid_cursor`; start again
+         *     without one).
+         */
+        InvalidAuditRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1066,6 +1150,37 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAuditEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetAuditEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of events, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            400: components["responses"]["InvalidAuditRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

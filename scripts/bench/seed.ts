@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
+import { TEST_SETUP } from '../../server/store/records.js';
 
 export interface SeededDatabase {
   userIds: string[];
@@ -17,7 +18,7 @@ export interface SeededDatabase {
 export async function seedUsers(path: string, count: number): Promise<SeededDatabase> {
   const store = await openStore(`sqlite:${path}`);
   const key = issueApiKey('benchmark', PERMISSIONS, null);
-  await store.apiKeys.insert(key.record);
+  await store.apiKeys.insert(key.record, TEST_SETUP);
   const allUsers = (await store.groups.list())[0]!.group_id;
   await store.close();
 

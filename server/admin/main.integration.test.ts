@@ -152,4 +152,40 @@ describe('npm run admin', () => {
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /system group/);
   });
+
+  it('audit shows what the admin CLI and the API changed, by whom and in which request, newest first', async () => {
+    const created = JSON.parse((await admin('create-key', '--name', 'audited', '--permissions', 'users_create')).stdout);
+    assert.equal((await admin('revoke-key', '--', created.api_key)).code, 0);
+    const group = JSON.parse((await admin('create-group', '--name', 'Audited')).stdout);
+    const service = await startTestService({ databaseUrl: database.url });
+    let userId: string;
+    let requestId: string | null;
+    try {
+      const answer = await service.callAsAdmin('create_user', { target_user: { username: 'audited@example.com' } });
+      userId = answer.body.user.user_id;
+      requestId = answer.headers.get('x-request-id');
+    } finally {
+      await service.close();
+    }
+
+    const run = await admin('audit', '--json', '--since', '2000-01-01');
+    assert.equal(run.code, 0, run.stderr);
+    const events = JSON.parse(run.stdout) as Record<string, unknown>[];
+    const find = (operation: string, field: string, value: string) =>
+      events.find((event) => event.operation === operation && event[field] === value);
+    assert.equal(find('createApiKey', 'target_api_key', created.api_key)?.actor, 'admin-cli');
+    assert.deepEqual(find('createApiKey', 'target_api_key', created.api_key)?.changed_fields, ['name', 'permissions']);
+    assert.equal(find('revokeApiKey', 'target_api_key', created.api_key)?.actor, 'admin-cli');
+    assert.equal(find('createGroup', 'target_group_id', group.group_id)?.actor, 'admin-cli');
+    const made = find('createUser', 'target_user_id', userId);
+    assert.equal(made?.request_id, requestId);
+    assert.notEqual(made?.actor, 'admin-cli', 'made with an API key, named by its id');
+    assert.ok(!run.stdout.includes(created.api_key_secret), 'never a secret');
+
+    const table = await admin('audit', '--user', userId);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /createUser/);
+    assert.doesNotMatch(table.stdout, /createApiKey/, '--user shows that user only');
+    assert.match((await admin('audit', '--since', 'yesterday')).stderr, /expected an ISO date/);
+  });
 });

@@ -10,11 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
-import { printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
+import { printAuditEvents, printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { issueApiKey } from '../keys/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
 import { openStore } from '../store/open-store.js';
-import { type ApiKeyRecord, NameTakenError } from '../store/records.js';
+import { type ApiKeyRecord, NameTakenError, ADMIN_CLI } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
 class AdminError extends Error {}
@@ -78,7 +78,7 @@ program
   .option('--expires <date>', 'when the key stops working (ISO date, e.g. 2027-01-31)', parseExpiry)
   .action(async (options: { name: string; permissions: Permission[]; expires?: Date }) => {
     const issued = issueApiKey(options.name, options.permissions, options.expires ?? null);
-    await withStore((store) => store.apiKeys.insert(issued.record));
+    await withStore((store) => store.apiKeys.insert(issued.record, ADMIN_CLI));
     printJson({
       api_key: issued.record.api_key,
       api_key_secret: issued.secret,
@@ -108,7 +108,7 @@ program
   .argument('<api_key>', 'the public id of the key')
   .action(async (apiKey: string) => {
     const revoked = new Date().toISOString();
-    const done = await withStore((store) => store.apiKeys.revoke(apiKey, revoked));
+    const done = await withStore((store) => store.apiKeys.revoke(apiKey, revoked, ADMIN_CLI));
     if (!done) throw new AdminError(`no active key ${apiKey}: it does not exist or is already revoked`);
     printJson({ api_key: apiKey, revoked });
   });
@@ -122,7 +122,7 @@ program
     if (name === '') throw new AdminError('the group name must not be empty');
     const group = await withStore(async (store) => {
       try {
-        return await store.groups.create({ group_id: randomBytes(16).toString('hex'), name });
+        return await store.groups.create({ group_id: randomBytes(16).toString('hex'), name }, ADMIN_CLI);
       } catch (error) {
         if (error instanceof NameTakenError) throw new AdminError(`a group named "${name}" already exists`);
         throw error;
@@ -136,7 +136,7 @@ program
   .description('delete a group and its memberships (never the system group "All Users")')
   .argument('<group_id>', 'the id of the group')
   .action(async (groupId: string) => {
-    const outcome = await withStore((store) => store.groups.delete(groupId));
+    const outcome = await withStore((store) => store.groups.delete(groupId, ADMIN_CLI));
     if (outcome === 'no_group') throw new AdminError(`no group ${groupId}`);
     if (outcome === 'system_group') throw new AdminError(`${groupId} is a system group and cannot be deleted`);
     printJson({ group_id: groupId, deleted: true });
@@ -168,6 +168,40 @@ program
       reports.map((report) => [report.user_id, report.username, report.reason, report.reported]),
     );
     process.stdout.write('Rename each with update_user (or workspace-users update USER_ID --username NEW_NAME).\n');
+  });
+
+function parseTime(value: string): string {
+  const when = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
+    throw new InvalidArgumentError('expected an ISO date or time such as 2026-11-01 or 2026-11-01T09:00:00Z');
+  }
+  return when.toISOString();
+}
+
+function parseLimit(value: string): number {
+  const limit = Number(value);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000)
+    throw new InvalidArgumentError('expected a whole number from 1 to 10000');
+  return limit;
+}
+
+program
+  .command('audit')
+  .description('show the audit trail, newest first: who changed what, when, with which key and in which request')
+  .option('--user <user_id>', 'only the changes to this user')
+  .option('--since <time>', 'only changes at or after this time (ISO, e.g. 2026-11-01)', parseTime)
+  .option('--limit <n>', 'at most this many events', parseLimit, 100)
+  .option('--json', 'print JSON instead of a table')
+  .action(async (options: { user?: string; since?: string; limit: number; json?: boolean }) => {
+    const { events } = await withStore((store) =>
+      store.audit.list({
+        pageSize: options.limit,
+        ...(options.user ? { targetUserId: options.user } : {}),
+        ...(options.since ? { since: options.since } : {}),
+      }),
+    );
+    if (options.json) return printJson(events);
+    printAuditEvents(events);
   });
 
 program.parseAsync().catch((error: unknown) => {

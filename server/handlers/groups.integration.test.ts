@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { inspectStore } from '../store/inspection.js';
 import { startTestService, type TestService } from '../testing/service.js';
+import { TEST_SETUP } from '../store/records.js';
 
 describe('groups and membership', () => {
   let service: TestService;
@@ -9,7 +10,7 @@ describe('groups and membership', () => {
   let allUsers: { group_id: string };
   before(async () => {
     service = await startTestService();
-    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' });
+    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
     allUsers = (await service.store.groups.list()).find((group) => group.name === 'All Users')!;
   });
   after(() => service.close());

@@ -25,11 +25,11 @@ export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' |
     async getGroups() {
       return { groups: await store.groups.list() };
     },
-    async addUserGroup({ target_user, target_group }) {
-      return answer(await store.groups.addMember(target_user.user_id, target_group.group_id));
+    async addUserGroup({ target_user, target_group }, { author }) {
+      return answer(await store.groups.addMember(target_user.user_id, target_group.group_id, author));
     },
-    async removeUserGroup({ target_user, target_group }) {
-      return answer(await store.groups.removeMember(target_user.user_id, target_group.group_id));
+    async removeUserGroup({ target_user, target_group }, { author }) {
+      return answer(await store.groups.removeMember(target_user.user_id, target_group.group_id, author));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { ServiceError } from '../service-errors.js';
+import { auditHandlers } from './audit.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
 import { userHandlers } from './users.js';
@@ -34,5 +35,6 @@ export function createHandlers(services: Services): Handlers {
     },
     ...userHandlers(services),
     ...groupHandlers(services),
+    ...auditHandlers(services),
   };
 }

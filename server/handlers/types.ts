@@ -9,7 +9,7 @@ import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { Readiness } from '../readiness.js';
-import type { ApiKeyRecord } from '../store/records.js';
+import type { ApiKeyRecord, ChangeAuthor } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
@@ -37,6 +37,8 @@ export type PageOperationId = Exclude<OperationId, JsonOperationId | HeadOperati
 export interface HandlerContext {
   /** The caller's key; undefined only for operations whose x-permission is `none`. */
   key: ApiKeyRecord | undefined;
+  /** Who makes a change, for its audit event: the key's id and the request's id. */
+  author: ChangeAuthor;
   log: Logger;
 }
 

@@ -86,29 +86,32 @@ export function userHandlers({
       return { user };
     },
 
-    async createUser({ target_user }) {
+    async createUser({ target_user }, { author }) {
       const { password, ...profile } = target_user;
       const username = acceptedUsername(profile.username);
       if (password !== undefined) assertPasswordPolicy(password);
       const user = await renamingConflictsAsTaken(async () =>
-        store.users.create({
-          user_id: randomBytes(16).toString('hex'),
-          username,
-          first_name: profile.first_name ?? '',
-          last_name: profile.last_name ?? '',
-          phone: profile.phone ?? '',
-          organization: profile.organization ?? '',
-          locked: profile.locked ?? false,
-          disabled: profile.disabled ?? false,
-          password_hash: password === undefined ? null : await hashPassword(password),
-          created: new Date().toISOString(),
-        }),
+        store.users.create(
+          {
+            user_id: randomBytes(16).toString('hex'),
+            username,
+            first_name: profile.first_name ?? '',
+            last_name: profile.last_name ?? '',
+            phone: profile.phone ?? '',
+            organization: profile.organization ?? '',
+            locked: profile.locked ?? false,
+            disabled: profile.disabled ?? false,
+            password_hash: password === undefined ? null : await hashPassword(password),
+            created: new Date().toISOString(),
+          },
+          author,
+        ),
       );
       return { user };
     },
 
-    // Spec section 4.1: a partial update, applied atomically.
-    async updateUser({ target_user }) {
+    // docs/spec §4.1: a partial update, applied atomically, with its audit event.
+    async updateUser({ target_user }, { author }) {
       const { user_id, username, password, ...fields } = target_user;
       const changes: UserChanges = { ...fields };
       if (username !== undefined) changes.username = acceptedUsername(username);
@@ -119,13 +122,13 @@ export function userHandlers({
         changes.password_hash = await hashPassword(password);
         changes.password_set_date = new Date().toISOString();
       }
-      const user = await renamingConflictsAsTaken(() => store.users.update(user_id, changes));
+      const user = await renamingConflictsAsTaken(() => store.users.update(user_id, changes, author));
       if (!user) throw userNotFound();
       return { user };
     },
 
-    async deleteUser({ target_user }) {
-      if (!(await store.users.delete(target_user.user_id))) throw userNotFound();
+    async deleteUser({ target_user }, { author }) {
+      if (!(await store.users.delete(target_user.user_id, author))) throw userNotFound();
       return {};
     },
   };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OPERATIONS, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
+import { TEST_SETUP } from '../store/records.js';
 
 /** Status and body, the parts of an answer a prober could compare. */
 const observable = (answer: Answer) => ({ status: answer.status, body: answer.body });
@@ -42,7 +43,7 @@ describe('credentials and permissions', () => {
     const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
     const revoked = await service.createKey();
     assert.equal((await service.call('get_groups', revoked)).status, 200, 'the key works before it is revoked');
-    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString()));
+    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString(), TEST_SETUP));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     for (const key of [expired, revoked]) {
       const answer = await service.call('get_groups', key);
@@ -166,7 +167,7 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
   });
 
   it('answers every operation the same by header as by body', async () => {
-    const group = await service.store.groups.create({ group_id: 'c'.repeat(32), name: 'Compat' });
+    const group = await service.store.groups.create({ group_id: 'c'.repeat(32), name: 'Compat' }, TEST_SETUP);
     const header = basic(service.admin.api_key, service.admin.api_key_secret);
     const byBody = (operation: string, fields: Record<string, unknown> = {}) => post(operation, { ...service.admin, ...fields });
     const byHeader = (operation: string, fields: Record<string, unknown> = {}) => post(operation, fields, header);
@@ -210,7 +211,7 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
   it('gives byte-identical 401s for an unknown key, a wrong secret, an expired and a revoked key, by header and by body', async () => {
     const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
     const revoked = await service.createKey();
-    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString()));
+    assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString(), TEST_SETUP));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const wrong = [
       { api_key: 'unknown-key', api_key_secret: service.admin.api_key_secret },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ApiKeyRecord } from './records.js';
+import { TEST_SETUP } from './records.js';
 import type { Store } from './repositories.js';
 import { openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
 
@@ -27,16 +28,16 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
 
   it('inserts the first key only into a store that has none', async () => {
     const first = key();
-    assert.equal(await store.apiKeys.insertFirst(first), true);
-    assert.equal(await store.apiKeys.insertFirst(key()), false);
+    assert.equal(await store.apiKeys.insertFirst(first, TEST_SETUP), true);
+    assert.equal(await store.apiKeys.insertFirst(key(), TEST_SETUP), false);
     assert.deepEqual(await store.apiKeys.list(), [first]);
   });
 
   it('keeps a key as given, permissions in order, none at all included', async () => {
     const plain = key({ permissions: [], expires: '2030-01-01T00:00:00.000Z' });
     const full = key({ permissions: ['groups_modify', 'users_view'] });
-    await store.apiKeys.insert(plain);
-    await store.apiKeys.insert(full);
+    await store.apiKeys.insert(plain, TEST_SETUP);
+    await store.apiKeys.insert(full, TEST_SETUP);
     assert.deepEqual(await store.apiKeys.find(plain.api_key), plain);
     assert.deepEqual(await store.apiKeys.find(full.api_key), full);
     assert.equal(await store.apiKeys.find('nosuchkey0000000'), undefined);
@@ -50,11 +51,11 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
 
   it('revokes a key once', async () => {
     const record = key();
-    await store.apiKeys.insert(record);
+    await store.apiKeys.insert(record, TEST_SETUP);
     const when = new Date().toISOString();
-    assert.equal(await store.apiKeys.revoke(record.api_key, when), true);
-    assert.equal(await store.apiKeys.revoke(record.api_key, new Date().toISOString()), false, 'revoked already');
+    assert.equal(await store.apiKeys.revoke(record.api_key, when, TEST_SETUP), true);
+    assert.equal(await store.apiKeys.revoke(record.api_key, new Date().toISOString(), TEST_SETUP), false, 'revoked already');
     assert.equal((await store.apiKeys.find(record.api_key))?.revoked, when, 'the first revocation time stays');
-    assert.equal(await store.apiKeys.revoke('nosuchkey0000000', when), false);
+    assert.equal(await store.apiKeys.revoke('nosuchkey0000000', when, TEST_SETUP), false);
   });
 });

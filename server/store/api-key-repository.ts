@@ -1,8 +1,9 @@
 /** API keys on Kysely, for SQLite and PostgreSQL alike. Permissions are stored comma-separated. */
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { AuditWriter } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { queryTemplate } from './query-template.js';
-import type { ApiKeyRecord } from './records.js';
+import type { ApiKeyRecord, ChangeAuthor } from './records.js';
 import type { ApiKeyRepository } from './repositories.js';
 import type { ApiKeysTable, Database } from './schema.js';
 
@@ -13,20 +14,25 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
+    private readonly audit: AuditWriter,
   ) {
     this.#findQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
   }
 
-  async insert(key: ApiKeyRecord): Promise<void> {
-    await this.db.insertInto('api_keys').values(toRow(key)).execute();
+  async insert(key: ApiKeyRecord, by: ChangeAuthor): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_keys').values(toRow(key)).execute();
+      await this.audit.record(trx, by, { operation: 'createApiKey', targetApiKey: key.api_key, changedFields: createdKeyFields(key) });
+    });
   }
 
-  async insertFirst(key: ApiKeyRecord): Promise<boolean> {
+  async insertFirst(key: ApiKeyRecord, by: ChangeAuthor): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // Several instances may start on an empty database at once; exactly one creates the key.
       await this.traits.serialize(trx, 'first-api-key');
       if (await trx.selectFrom('api_keys').select('api_key').limit(1).executeTakeFirst()) return false;
       await trx.insertInto('api_keys').values(toRow(key)).execute();
+      await this.audit.record(trx, by, { operation: 'createApiKey', targetApiKey: key.api_key, changedFields: createdKeyFields(key) });
       return true;
     });
   }
@@ -41,15 +47,24 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     return rows.map(fromRow);
   }
 
-  async revoke(apiKey: string, when: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('api_keys')
-      .set({ revoked: when })
-      .where('api_key', '=', apiKey)
-      .where('revoked', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  async revoke(apiKey: string, when: string, by: ChangeAuthor): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('api_keys')
+        .set({ revoked: when })
+        .where('api_key', '=', apiKey)
+        .where('revoked', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await this.audit.record(trx, by, { operation: 'revokeApiKey', targetApiKey: apiKey, changedFields: ['revoked'] });
+      return true;
+    });
   }
+}
+
+/** A new key's fields worth naming: never its secret or digest. */
+function createdKeyFields(key: ApiKeyRecord): string[] {
+  return ['name', 'permissions', ...(key.expires ? ['expires'] : [])];
 }
 
 function toRow(key: ApiKeyRecord): ApiKeysTable {

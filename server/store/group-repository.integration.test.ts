@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { NameTakenError } from './records.js';
+import { NameTakenError, TEST_SETUP } from './records.js';
 import type { Store } from './repositories.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
 
@@ -23,8 +23,8 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
       assert.deepEqual(await isolated.store.groups.list(), [
         { group_id: (await isolated.store.groups.list())[0]!.group_id, name: 'All Users', is_system: true },
       ]);
-      await isolated.store.groups.create({ group_id: 'b'.repeat(32), name: 'Zebra' });
-      await isolated.store.groups.create({ group_id: 'c'.repeat(32), name: 'Alpha' });
+      await isolated.store.groups.create({ group_id: 'b'.repeat(32), name: 'Zebra' }, TEST_SETUP);
+      await isolated.store.groups.create({ group_id: 'c'.repeat(32), name: 'Alpha' }, TEST_SETUP);
       assert.deepEqual(
         (await isolated.store.groups.list()).map((group) => group.name),
         ['All Users', 'Alpha', 'Zebra'],
@@ -35,40 +35,40 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
 
   it('refuses a taken group name with NameTakenError', async () => {
-    await store.groups.create({ group_id: newGroupId(), name: 'Ops' });
+    await store.groups.create({ group_id: newGroupId(), name: 'Ops' }, TEST_SETUP);
     await assert.rejects(
-      store.groups.create({ group_id: newGroupId(), name: 'Ops' }),
+      store.groups.create({ group_id: newGroupId(), name: 'Ops' }, TEST_SETUP),
       (error) => error instanceof NameTakenError && error.field === 'group_name',
     );
   });
 
   it('adds and removes members, saying what each change came to', async () => {
-    const user = await store.users.create(newUserRecord());
-    const group = await store.groups.create({ group_id: newGroupId(), name: 'Engineering' });
-    assert.equal(await store.groups.addMember(user.user_id, group.group_id), 'done');
-    assert.equal(await store.groups.addMember(user.user_id, group.group_id), 'already_member');
+    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    const group = await store.groups.create({ group_id: newGroupId(), name: 'Engineering' }, TEST_SETUP);
+    assert.equal(await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP), 'done');
+    assert.equal(await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP), 'already_member');
     assert.deepEqual(await groupNames(user.user_id), ['All Users', 'Engineering']);
-    assert.equal(await store.groups.removeMember(user.user_id, group.group_id), 'done');
-    assert.equal(await store.groups.removeMember(user.user_id, group.group_id), 'not_member');
-    assert.equal(await store.groups.addMember('0'.repeat(32), group.group_id), 'no_user');
-    assert.equal(await store.groups.addMember(user.user_id, '0'.repeat(32)), 'no_group');
-    assert.equal(await store.groups.removeMember(user.user_id, '0'.repeat(32)), 'no_group');
+    assert.equal(await store.groups.removeMember(user.user_id, group.group_id, TEST_SETUP), 'done');
+    assert.equal(await store.groups.removeMember(user.user_id, group.group_id, TEST_SETUP), 'not_member');
+    assert.equal(await store.groups.addMember('0'.repeat(32), group.group_id, TEST_SETUP), 'no_user');
+    assert.equal(await store.groups.addMember(user.user_id, '0'.repeat(32), TEST_SETUP), 'no_group');
+    assert.equal(await store.groups.removeMember(user.user_id, '0'.repeat(32), TEST_SETUP), 'no_group');
   });
 
   it('keeps everyone in the system group, which cannot be left or deleted', async () => {
-    const user = await store.users.create(newUserRecord());
+    const user = await store.users.create(newUserRecord(), TEST_SETUP);
     const system = (await store.groups.list()).find((group) => group.is_system)!;
-    assert.equal(await store.groups.removeMember(user.user_id, system.group_id), 'system_group');
-    assert.equal(await store.groups.delete(system.group_id), 'system_group');
+    assert.equal(await store.groups.removeMember(user.user_id, system.group_id, TEST_SETUP), 'system_group');
+    assert.equal(await store.groups.delete(system.group_id, TEST_SETUP), 'system_group');
     assert.deepEqual(await groupNames(user.user_id), ['All Users']);
   });
 
   it('deletes a group with its memberships', async () => {
-    const user = await store.users.create(newUserRecord());
-    const group = await store.groups.create({ group_id: newGroupId(), name: 'Temporary' });
-    await store.groups.addMember(user.user_id, group.group_id);
-    assert.equal(await store.groups.delete(group.group_id), 'deleted');
-    assert.equal(await store.groups.delete(group.group_id), 'no_group');
+    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    const group = await store.groups.create({ group_id: newGroupId(), name: 'Temporary' }, TEST_SETUP);
+    await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP);
+    assert.equal(await store.groups.delete(group.group_id, TEST_SETUP), 'deleted');
+    assert.equal(await store.groups.delete(group.group_id, TEST_SETUP), 'no_group');
     assert.deepEqual(await groupNames(user.user_id), ['All Users']);
   });
 });

@@ -1,7 +1,8 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
 import type { Kysely } from 'kysely';
+import type { AuditWriter } from './audit-repository.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
-import type { Group, MembershipChange } from './records.js';
+import type { ChangeAuthor, Group, MembershipChange } from './records.js';
 import type { GroupRepository } from './repositories.js';
 import type { Database } from './schema.js';
 
@@ -21,6 +22,7 @@ export class KyselyGroupRepository implements GroupRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
+    private readonly audit: AuditWriter,
   ) {}
 
   async list(): Promise<Group[]> {
@@ -28,28 +30,32 @@ export class KyselyGroupRepository implements GroupRepository {
     return rows.map((row) => ({ group_id: row.group_id, name: row.name, is_system: Boolean(row.is_system) }));
   }
 
-  async create(group: { group_id: string; name: string }): Promise<Group> {
+  async create(group: { group_id: string; name: string }, by: ChangeAuthor): Promise<Group> {
     await uniqueName(this.traits, 'group_name', () =>
-      this.db
-        .insertInto('groups')
-        .values({ ...group, is_system: this.traits.bool(false), created: new Date().toISOString() })
-        .execute(),
+      this.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('groups')
+          .values({ ...group, is_system: this.traits.bool(false), created: new Date().toISOString() })
+          .execute();
+        await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields: ['name'] });
+      }),
     );
     return { ...group, is_system: false };
   }
 
-  async delete(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'> {
+  async delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'> {
     return this.db.transaction().execute(async (trx) => {
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirst();
       if (!group) return 'no_group';
       if (group.is_system) return 'system_group';
       // Memberships go with it (ON DELETE CASCADE).
       await trx.deleteFrom('groups').where('group_id', '=', groupId).execute();
+      await this.audit.record(trx, by, { operation: 'deleteGroup', targetGroupId: groupId });
       return 'deleted';
     });
   }
 
-  async addMember(userId: string, groupId: string): Promise<MembershipChange> {
+  async addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
       const problem = await membershipProblem(trx, userId, groupId);
       if (problem) return problem;
@@ -58,18 +64,22 @@ export class KyselyGroupRepository implements GroupRepository {
         .values({ user_id: userId, group_id: groupId })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? 'done' : 'already_member';
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return 'already_member';
+      await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId });
+      return 'done';
     });
   }
 
-  async removeMember(userId: string, groupId: string): Promise<MembershipChange> {
+  async removeMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
       const problem = await membershipProblem(trx, userId, groupId);
       if (problem) return problem;
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
       if (group.is_system) return 'system_group';
       const result = await trx.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', '=', groupId).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0 ? 'done' : 'not_member';
+      if (Number(result.numDeletedRows) === 0) return 'not_member';
+      await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
+      return 'done';
     });
   }
 }

@@ -31,6 +31,7 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   user_groups: ['user_id', 'group_id'],
   api_keys: ['api_key'],
   username_reports: ['user_id'],
+  audit_events: ['event_id'],
 };
 
 const inspections = new WeakMap<Store, StoreInspection>();

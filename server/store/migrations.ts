@@ -124,6 +124,28 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  '0004_audit_events': {
+    // One row per change, written in the change's own transaction (audit-repository.ts). No
+    // foreign keys: an event outlives the user, group or key it names. Pages go newest first by
+    // event_id (time-ordered), alone or within one target user or one actor.
+    async up(db: AnyDatabase) {
+      await db.schema
+        .createTable('audit_events')
+        .addColumn('event_id', 'text', (c) => c.primaryKey())
+        .addColumn('time', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text')
+        .addColumn('target_user_id', 'text')
+        .addColumn('target_group_id', 'text')
+        .addColumn('target_api_key', 'text')
+        .addColumn('changed_fields', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_events_target_user_idx').on('audit_events').columns(['target_user_id', 'event_id']).execute();
+      await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor', 'event_id']).execute();
+      await db.schema.createIndex('audit_events_time_idx').on('audit_events').columns(['time']).execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_STORE } from '../testing/database.js';
 import { startTestService, type TestService } from '../testing/service.js';
+import { TEST_SETUP } from './records.js';
 
 describe(`two instances sharing one ${TEST_STORE} database`, () => {
   let first: TestService;
@@ -57,7 +58,7 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
   it('refuses, on one instance, a key revoked through the other', async () => {
     const key = await first.createKey();
     assert.equal((await second.call('get_groups', key)).status, 200);
-    assert.ok(await first.store.apiKeys.revoke(key.api_key, new Date().toISOString()));
+    assert.ok(await first.store.apiKeys.revoke(key.api_key, new Date().toISOString(), TEST_SETUP));
     assert.equal((await second.call('get_groups', key)).status, 401);
   });
 

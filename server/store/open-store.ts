@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
+import { AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { KyselyGroupRepository } from './group-repository.js';
 import { registerInspection } from './inspection.js';
@@ -28,11 +29,13 @@ function isPostgresUrl(url: string): boolean {
 
 /** The three repositories over one database handle. */
 function storeOver(db: Kysely<Database>, traits: DatabaseTraits): Store {
-  const users = new KyselyUserRepository(db, traits);
+  const audit = new AuditWriter(db);
+  const users = new KyselyUserRepository(db, traits, audit);
   const store: Store = {
     users,
-    groups: new KyselyGroupRepository(db, traits),
-    apiKeys: new KyselyApiKeyRepository(db, traits),
+    groups: new KyselyGroupRepository(db, traits, audit),
+    apiKeys: new KyselyApiKeyRepository(db, traits, audit),
+    audit: new KyselyAuditRepository(db),
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };

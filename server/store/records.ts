@@ -71,6 +71,44 @@ export interface ApiKeyRecord {
   revoked: string | null;
 }
 
+/** An audit event as the contract shows it (migration 0004). */
+export type AuditEvent = components['schemas']['AuditEvent'];
+export type AuditOperation = AuditEvent['operation'];
+
+/**
+ * Who makes a change, for its audit event: the API key's id (or `admin-cli` for
+ * `npm run admin`, `service` for what the service does on its own), and the request.
+ */
+export interface ChangeAuthor {
+  actor: string;
+  requestId: string | null;
+}
+
+/** Changes made with `npm run admin`. */
+export const ADMIN_CLI: ChangeAuthor = { actor: 'admin-cli', requestId: null };
+/** Changes the service makes on its own (the first API key on an empty database). */
+export const SERVICE: ChangeAuthor = { actor: 'service', requestId: null };
+/** Changes a test makes to set the scene, past the API. */
+export const TEST_SETUP: ChangeAuthor = { actor: 'test-setup', requestId: null };
+
+export interface AuditQuery {
+  pageSize: number;
+  /** The page starts after this event (the last of the page before), or at the newest. */
+  after?: string;
+  targetUserId?: string;
+  actor?: string;
+  /** Events at or after this time (RFC 3339). */
+  since?: string;
+  /** Events before this time. */
+  until?: string;
+}
+
+export interface AuditPage {
+  events: AuditEvent[];
+  /** Whether older events follow the last of this page. */
+  more: boolean;
+}
+
 /** Thrown when a unique name (a username, a group name) is already in use. */
 export class NameTakenError extends Error {
   constructor(readonly field: 'username' | 'group_name') {

@@ -5,6 +5,9 @@
  */
 import type {
   ApiKeyRecord,
+  AuditPage,
+  AuditQuery,
+  ChangeAuthor,
   Group,
   MembershipChange,
   NewUserRecord,
@@ -20,11 +23,11 @@ export interface UserRepository {
   findById(userId: string): Promise<User | undefined>;
   findByUsername(username: string): Promise<User | undefined>;
   /** Creates the user in the system group "All Users". Throws NameTakenError. */
-  create(user: NewUserRecord): Promise<User>;
+  create(user: NewUserRecord, by: ChangeAuthor): Promise<User>;
   /** Applies the changes atomically; undefined when there is no such user. Throws NameTakenError. */
-  update(userId: string, changes: UserChanges): Promise<User | undefined>;
+  update(userId: string, changes: UserChanges, by: ChangeAuthor): Promise<User | undefined>;
   /** Deletes the user and their memberships; false when there is no such user. */
-  delete(userId: string): Promise<boolean>;
+  delete(userId: string, by: ChangeAuthor): Promise<boolean>;
   /** The stored argon2id hash, for verifying a password; never leaves the service. */
   findPasswordHash(userId: string): Promise<string | null | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */
@@ -34,27 +37,39 @@ export interface UserRepository {
 export interface GroupRepository {
   list(): Promise<Group[]>;
   /** Throws NameTakenError. */
-  create(group: { group_id: string; name: string }): Promise<Group>;
+  create(group: { group_id: string; name: string }, by: ChangeAuthor): Promise<Group>;
   /** Deletes a group and its memberships; the system group cannot be deleted. */
-  delete(groupId: string): Promise<'deleted' | 'no_group' | 'system_group'>;
-  addMember(userId: string, groupId: string): Promise<MembershipChange>;
-  removeMember(userId: string, groupId: string): Promise<MembershipChange>;
+  delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'>;
+  addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
+  removeMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
 }
 
 export interface ApiKeyRepository {
-  insert(key: ApiKeyRecord): Promise<void>;
+  insert(key: ApiKeyRecord, by: ChangeAuthor): Promise<void>;
   /** Inserts the key only when no key exists yet, even with several instances starting at once; tells whether it did. */
-  insertFirst(key: ApiKeyRecord): Promise<boolean>;
+  insertFirst(key: ApiKeyRecord, by: ChangeAuthor): Promise<boolean>;
   find(apiKey: string): Promise<ApiKeyRecord | undefined>;
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key or it was revoked already. */
-  revoke(apiKey: string, when: string): Promise<boolean>;
+  revoke(apiKey: string, when: string, by: ChangeAuthor): Promise<boolean>;
+}
+
+/**
+ * The audit trail. Events are written by the other repositories, each in its
+ * change's transaction; here they are read, and pruned once out of retention.
+ */
+export interface AuditRepository {
+  /** Newest first. */
+  list(query: AuditQuery): Promise<AuditPage>;
+  /** Deletes up to `limit` of the oldest events older than `before`; returns how many. */
+  prune(before: string, limit: number): Promise<number>;
 }
 
 export interface Store {
   readonly users: UserRepository;
   readonly groups: GroupRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly audit: AuditRepository;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

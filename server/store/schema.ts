@@ -10,6 +10,21 @@ export interface Database {
   user_groups: UserGroupsTable;
   api_keys: ApiKeysTable;
   username_reports: UsernameReportsTable;
+  audit_events: AuditEventsTable;
+}
+
+/** One change, written with it (migration 0004). */
+export interface AuditEventsTable {
+  event_id: string;
+  time: string;
+  operation: string;
+  actor: string;
+  request_id: string | null;
+  target_user_id: string | null;
+  target_group_id: string | null;
+  target_api_key: string | null;
+  /** Comma-separated field names. */
+  changed_fields: string;
 }
 
 type StoredBoolean = number | boolean;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { NameTakenError, type User } from './records.js';
+import { NameTakenError, type User, TEST_SETUP } from './records.js';
 import type { Store } from './repositories.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
 
@@ -15,7 +15,7 @@ describe(`UserRepository (${TEST_STORE})`, () => {
 
   it('creates a user in the system group, with the profile as given and no password set', async () => {
     const record = newUserRecord({ first_name: 'Ada', locked: true });
-    const user = await store.users.create(record);
+    const user = await store.users.create(record, TEST_SETUP);
     assert.equal(user.user_id, record.user_id);
     assert.equal(user.first_name, 'Ada');
     assert.equal(user.locked, true, 'a boolean, whatever the database stores');
@@ -32,7 +32,7 @@ describe(`UserRepository (${TEST_STORE})`, () => {
 
   it('records when a password was set, and keeps its hash out of the user', async () => {
     const created = new Date().toISOString();
-    const user = await store.users.create(newUserRecord({ password_hash: '$argon2id$stand-in', created }));
+    const user = await store.users.create(newUserRecord({ password_hash: '$argon2id$stand-in', created }), TEST_SETUP);
     assert.equal(user.password_set_date, created);
     assert.ok(!('password_hash' in user));
     assert.equal(await store.users.findPasswordHash(user.user_id), '$argon2id$stand-in');
@@ -40,30 +40,30 @@ describe(`UserRepository (${TEST_STORE})`, () => {
   });
 
   it('refuses a taken username with NameTakenError, on create and on update', async () => {
-    const first = await store.users.create(newUserRecord());
-    const second = await store.users.create(newUserRecord());
+    const first = await store.users.create(newUserRecord(), TEST_SETUP);
+    const second = await store.users.create(newUserRecord(), TEST_SETUP);
     await assert.rejects(
-      store.users.create(newUserRecord({ username: first.username })),
+      store.users.create(newUserRecord({ username: first.username }), TEST_SETUP),
       (error) => error instanceof NameTakenError && error.field === 'username',
     );
-    await assert.rejects(store.users.update(second.user_id, { username: first.username }), NameTakenError);
+    await assert.rejects(store.users.update(second.user_id, { username: first.username }, TEST_SETUP), NameTakenError);
     assert.equal((await store.users.findById(second.user_id))?.username, second.username, 'unchanged');
   });
 
   it('changes only the fields given, and answers undefined for no such user', async () => {
-    const user = await store.users.create(newUserRecord({ first_name: 'Before', organization: 'Kept' }));
-    const updated = await store.users.update(user.user_id, { first_name: 'After', disabled: true });
+    const user = await store.users.create(newUserRecord({ first_name: 'Before', organization: 'Kept' }), TEST_SETUP);
+    const updated = await store.users.update(user.user_id, { first_name: 'After', disabled: true }, TEST_SETUP);
     assert.deepEqual(updated, { ...user, first_name: 'After', disabled: true });
     assert.deepEqual(await store.users.findById(user.user_id), updated);
-    assert.deepEqual(await store.users.update(user.user_id, {}), updated, 'no change is no change');
-    assert.equal(await store.users.update('0'.repeat(32), { first_name: 'Nobody' }), undefined);
+    assert.deepEqual(await store.users.update(user.user_id, {}, TEST_SETUP), updated, 'no change is no change');
+    assert.equal(await store.users.update('0'.repeat(32), { first_name: 'Nobody' }, TEST_SETUP), undefined);
   });
 
   it('deletes a user once', async () => {
-    const user = await store.users.create(newUserRecord());
-    assert.equal(await store.users.delete(user.user_id), true);
+    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    assert.equal(await store.users.delete(user.user_id, TEST_SETUP), true);
     assert.equal(await store.users.findById(user.user_id), undefined);
-    assert.equal(await store.users.delete(user.user_id), false);
+    assert.equal(await store.users.delete(user.user_id, TEST_SETUP), false);
   });
 
   it('lists in order by any sort field, by offset or after a position, with the total and whether more follow', async () => {
@@ -71,7 +71,7 @@ describe(`UserRepository (${TEST_STORE})`, () => {
     try {
       const users: User[] = [];
       for (const name of ['Cleo', 'Abe', 'Bea', 'Abe', 'Dan'])
-        users.push(await isolated.store.users.create(newUserRecord({ first_name: name })));
+        users.push(await isolated.store.users.create(newUserRecord({ first_name: name }), TEST_SETUP));
       const expected = [...users]
         .sort((a, b) => a.first_name.localeCompare(b.first_name) || a.user_id.localeCompare(b.user_id))
         .map((user) => user.user_id);

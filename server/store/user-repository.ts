@@ -4,11 +4,12 @@
  * compiled once (query-template.ts).
  */
 import type { CompiledQuery, Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { AuditWriter } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import type { NewUserRecord, User, UserChanges, UserListing, UsernameReport, UserQuery } from './records.js';
+import type { ChangeAuthor, NewUserRecord, User, UserChanges, UserListing, UsernameReport, UserQuery } from './records.js';
 import type { UserRepository } from './repositories.js';
 import type { Database, UsersTable } from './schema.js';
 
@@ -29,6 +30,20 @@ const USER_COLUMNS = [
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
+const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'phone', 'organization', 'locked', 'disabled'] as const;
+
+/** A new user's fields worth naming in its audit event: those not left at their defaults. */
+function fieldsSetOn(user: NewUserRecord): string[] {
+  const set = PROFILE_FIELDS.filter((field) => field === 'username' || (user[field] !== '' && user[field] !== false));
+  return user.password_hash ? [...set, 'password'] : set;
+}
+
+/** The fields an update sets, by name: `password` for a new hash, never the hash. */
+function fieldsSetBy(changes: UserChanges): string[] {
+  const set = PROFILE_FIELDS.filter((field) => changes[field] !== undefined);
+  return changes.password_hash !== undefined ? [...set, 'password'] : set;
+}
+
 export class KyselyUserRepository implements UserRepository {
   /** Present where updates commit in groups (SQLite). */
   readonly commitGroup: GroupCommit | undefined;
@@ -40,6 +55,7 @@ export class KyselyUserRepository implements UserRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
+    private readonly audit: AuditWriter,
   ) {
     this.commitGroup = traits.commitGroup(db);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
@@ -92,7 +108,7 @@ export class KyselyUserRepository implements UserRepository {
     return this.#find(this.db, 'username', username);
   }
 
-  async create(user: NewUserRecord): Promise<User> {
+  async create(user: NewUserRecord, by: ChangeAuthor): Promise<User> {
     return uniqueName(this.traits, 'username', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
@@ -115,12 +131,13 @@ export class KyselyUserRepository implements UserRepository {
               .where('name', '=', ALL_USERS_GROUP),
           )
           .execute();
+        await this.audit.record(trx, by, { operation: 'createUser', targetUserId: user.user_id, changedFields: fieldsSetOn(user) });
         return (await this.#find(trx, 'user_id', user.user_id))!;
       }),
     );
   }
 
-  async update(userId: string, changes: UserChanges): Promise<User | undefined> {
+  async update(userId: string, changes: UserChanges, by: ChangeAuthor): Promise<User | undefined> {
     // Name each column on purpose rather than spreading `changes`: only these can ever be written.
     const values = {
       username: changes.username,
@@ -137,17 +154,26 @@ export class KyselyUserRepository implements UserRepository {
     if (Object.keys(present).length === 0) return this.findById(userId);
     // One statement changes the row and reads it back (the profile of update_user, BENCHMARKS.md).
     const columns = Object.keys(present) as (keyof typeof values)[];
-    const update = async (db: Db) => {
-      const [row] = (await db.executeQuery(this.#updateQuery(columns)(...columns.map((column) => present[column]), userId))).rows;
-      return row && (await this.#withGroups(db, [row]))[0];
+    // The change and its audit event, on one transaction: the group's, or one of its own.
+    const update = async (trx: Db) => {
+      const [row] = (await trx.executeQuery(this.#updateQuery(columns)(...columns.map((column) => present[column]), userId))).rows;
+      if (!row) return undefined;
+      await this.audit.record(trx, by, { operation: 'updateUser', targetUserId: userId, changedFields: fieldsSetBy(changes) });
+      return (await this.#withGroups(trx, [row]))[0];
     };
-    return uniqueName(this.traits, 'username', () => (this.commitGroup ? this.commitGroup.run(update) : update(this.db)));
+    return uniqueName(this.traits, 'username', () =>
+      this.commitGroup ? this.commitGroup.run(update) : this.db.transaction().execute(update),
+    );
   }
 
-  async delete(userId: string): Promise<boolean> {
-    // Memberships go with the user (ON DELETE CASCADE).
-    const result = await this.db.deleteFrom('users').where('user_id', '=', userId).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  async delete(userId: string, by: ChangeAuthor): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Memberships go with the user (ON DELETE CASCADE).
+      const result = await trx.deleteFrom('users').where('user_id', '=', userId).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await this.audit.record(trx, by, { operation: 'deleteUser', targetUserId: userId });
+      return true;
+    });
   }
 
   async findPasswordHash(userId: string): Promise<string | null | undefined> {

@@ -22,6 +22,7 @@ import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/repositories.js';
 import { appRoutes } from './app-routes.js';
 import { createTestDatabase } from './database.js';
+import { TEST_SETUP } from '../store/records.js';
 
 export interface OwnTargetOptions {
   /** Replaces handlers with broken ones: the self-test's deliberately wrong variants. */
@@ -90,15 +91,15 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
   const provisioner: Provisioner = {
     async createKey(permissions) {
       const issued = issueApiKey('contract gate', permissions, null);
-      await store.apiKeys.insert(issued.record);
+      await store.apiKeys.insert(issued.record, TEST_SETUP);
       return { api_key: issued.record.api_key, api_key_secret: issued.secret };
     },
     async revokeKey(apiKey) {
-      await store.apiKeys.revoke(apiKey, new Date().toISOString());
+      await store.apiKeys.revoke(apiKey, new Date().toISOString(), TEST_SETUP);
     },
-    createGroup: (name) => store.groups.create({ group_id: randomBytes(16).toString('hex'), name }),
+    createGroup: (name) => store.groups.create({ group_id: randomBytes(16).toString('hex'), name }, TEST_SETUP),
     async deleteGroup(groupId) {
-      await store.groups.delete(groupId);
+      await store.groups.delete(groupId, TEST_SETUP);
     },
   };
 
@@ -113,7 +114,9 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     async snapshot() {
       // Every row of every table, hashes and all: a rejected request must change none.
       const inspection = inspectStore(store);
-      return digest(await Promise.all((['users', 'groups', 'user_groups', 'api_keys'] as const).map((table) => inspection.rows(table))));
+      return digest(
+        await Promise.all((['users', 'groups', 'user_groups', 'api_keys', 'audit_events'] as const).map((table) => inspection.rows(table))),
+      );
     },
     logs: () => logText,
     async close() {

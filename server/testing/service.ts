@@ -15,6 +15,7 @@ import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/open-store.js';
 import type { User } from '../store/records.js';
+import { TEST_SETUP } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { createTestDatabase } from './database.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
@@ -97,7 +98,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 
   async function createKey({ permissions = [...PERMISSIONS], expires }: { permissions?: Permission[]; expires?: Date } = {}) {
     const issued = issueApiKey('test key', permissions, expires ?? null);
-    await store.apiKeys.insert(issued.record);
+    await store.apiKeys.insert(issued.record, TEST_SETUP);
     return { api_key: issued.record.api_key, api_key_secret: issued.secret };
   }
 

@@ -1,10 +1,11 @@
 /** A store with some methods replaced (to fail, say); the rest still run on the real store. */
-import type { ApiKeyRepository, GroupRepository, Store, UserRepository } from '../store/repositories.js';
+import type { ApiKeyRepository, AuditRepository, GroupRepository, Store, UserRepository } from '../store/repositories.js';
 
 export interface StoreOverrides {
   users?: Partial<UserRepository>;
   groups?: Partial<GroupRepository>;
   apiKeys?: Partial<ApiKeyRepository>;
+  audit?: Partial<AuditRepository>;
   ping?: Store['ping'];
 }
 
@@ -25,6 +26,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     users: overridden(store.users, overrides.users),
     groups: overridden(store.groups, overrides.groups),
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
+    audit: overridden(store.audit, overrides.audit),
     ping: overrides.ping ?? (() => store.ping()),
     close: () => store.close(),
   };

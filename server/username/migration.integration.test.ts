@@ -37,8 +37,10 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
         .execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
         values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
+    // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
     await inspectStore(store).execute(sql`drop table username_reports`);
-    await inspectStore(store).execute(sql`delete from kysely_migration where name = '0003_username_profile'`);
+    await inspectStore(store).execute(sql`drop table audit_events`);
+    await inspectStore(store).execute(sql`delete from kysely_migration where name >= '0003'`);
     await store.close();
   });
   after(() => database.drop());

@@ -17,6 +17,7 @@ from __future__ import absolute_import
 __version__ = "1.0.0"
 
 # import apis into sdk package
+from workspace_user_api.api.audit_api import AuditApi
 from workspace_user_api.api.credentials_api import CredentialsApi
 from workspace_user_api.api.documentation_api import DocumentationApi
 from workspace_user_api.api.groups_api import GroupsApi
@@ -33,10 +34,13 @@ from workspace_user_api.exceptions import ApiKeyError
 from workspace_user_api.exceptions import ApiAttributeError
 from workspace_user_api.exceptions import ApiException
 # import models into sdk package
+from workspace_user_api.models.audit_event import AuditEvent
+from workspace_user_api.models.audit_event_page import AuditEventPage
 from workspace_user_api.models.create_user_request import CreateUserRequest
 from workspace_user_api.models.delete_user_request import DeleteUserRequest
 from workspace_user_api.models.error import Error
 from workspace_user_api.models.error_detail import ErrorDetail
+from workspace_user_api.models.get_audit_events_request import GetAuditEventsRequest
 from workspace_user_api.models.get_groups_request import GetGroupsRequest
 from workspace_user_api.models.get_user_request import GetUserRequest
 from workspace_user_api.models.get_users_request import GetUsersRequest

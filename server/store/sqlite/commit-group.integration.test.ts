@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { inspectStore } from '../inspection.js';
 import { openStore } from '../open-store.js';
-import { NameTakenError, type User } from '../records.js';
+import { NameTakenError, type User, TEST_SETUP } from '../records.js';
 import type { Store } from '../repositories.js';
 
 describe('group commit on SQLite', () => {
@@ -18,18 +19,21 @@ describe('group commit on SQLite', () => {
     users = [];
     for (let index = 0; index < 50; index++) {
       users.push(
-        await store.users.create({
-          user_id: index.toString(16).padStart(32, '0'),
-          username: `user${index}@example.com`,
-          first_name: '',
-          last_name: '',
-          phone: '',
-          organization: 'before',
-          locked: false,
-          disabled: false,
-          password_hash: null,
-          created: new Date().toISOString(),
-        }),
+        await store.users.create(
+          {
+            user_id: index.toString(16).padStart(32, '0'),
+            username: `user${index}@example.com`,
+            first_name: '',
+            last_name: '',
+            phone: '',
+            organization: 'before',
+            locked: false,
+            disabled: false,
+            password_hash: null,
+            created: new Date().toISOString(),
+          },
+          TEST_SETUP,
+        ),
       );
     }
   });
@@ -43,7 +47,9 @@ describe('group commit on SQLite', () => {
   it('commits updates that arrive together in fewer transactions, each answered with its own user', async () => {
     const group = inspectStore(store).commitGroup!;
     const before = { ...group.stats };
-    const answers = await Promise.all(users.map((user, index) => store.users.update(user.user_id, { organization: `org-${index}` })));
+    const answers = await Promise.all(
+      users.map((user, index) => store.users.update(user.user_id, { organization: `org-${index}` }, TEST_SETUP)),
+    );
     for (const [index, answer] of answers.entries()) assert.equal(answer?.organization, `org-${index}`);
     for (const [index, user] of users.entries()) assert.equal(await organizationOf(user), `org-${index}`);
     assert.equal(group.stats.writes - before.writes, 50);
@@ -52,10 +58,15 @@ describe('group commit on SQLite', () => {
 
   it('refuses a taken username without undoing the other updates of its group', async () => {
     const [first, second, third] = users as [User, User, User];
+    const updateCount = async (user: User) =>
+      (await inspectStore(store).rows('audit_events')).filter(
+        (row) => row.target_user_id === user.user_id && row.operation === 'updateUser',
+      ).length;
+    const updatesBefore = { first: await updateCount(first), third: await updateCount(third) };
     const outcomes = await Promise.allSettled([
-      store.users.update(first.user_id, { organization: 'kept-1' }),
-      store.users.update(second.user_id, { username: third.username }),
-      store.users.update(third.user_id, { organization: 'kept-3' }),
+      store.users.update(first.user_id, { organization: 'kept-1' }, TEST_SETUP),
+      store.users.update(second.user_id, { username: third.username }, TEST_SETUP),
+      store.users.update(third.user_id, { organization: 'kept-3' }, TEST_SETUP),
     ]);
     assert.equal(outcomes[0].status, 'fulfilled');
     assert.ok(outcomes[1].status === 'rejected' && outcomes[1].reason instanceof NameTakenError);
@@ -63,6 +74,37 @@ describe('group commit on SQLite', () => {
     assert.equal(await organizationOf(first), 'kept-1');
     assert.equal((await store.users.findById(second.user_id))?.username, second.username);
     assert.equal(await organizationOf(third), 'kept-3');
+    const renames = (await inspectStore(store).rows('audit_events')).filter((row) => row.changed_fields === 'username');
+    assert.deepEqual(renames, [], 'the refused rename has no event');
+    const kept = async (user: User) =>
+      (await inspectStore(store).rows('audit_events')).filter(
+        (row) => row.target_user_id === user.user_id && row.operation === 'updateUser',
+      ).length;
+    assert.equal(await kept(first), updatesBefore.first + 1, 'the updates kept have their events');
+    assert.equal(await kept(third), updatesBefore.third + 1);
+  });
+
+  it('writes no event for any update of a group that rolls back', async () => {
+    const [, , , fourth, fifth, sixth] = users as User[];
+    const eventsBefore = (await inspectStore(store).rows('audit_events')).length;
+    // The database fails at the fifth user's event: the whole group's transaction fails.
+    await inspectStore(store).execute(
+      sql`create trigger audit_fault before insert on audit_events when new.target_user_id = ${sql.lit(fifth!.user_id)}
+        begin select raise(abort, 'injected fault'); end`,
+    );
+    try {
+      const outcomes = await Promise.allSettled(
+        [fourth!, fifth!, sixth!].map((user) => store.users.update(user.user_id, { organization: 'rolled-back' }, TEST_SETUP)),
+      );
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
+    } finally {
+      await inspectStore(store).execute(sql`drop trigger audit_fault`);
+    }
+    assert.equal((await inspectStore(store).rows('audit_events')).length, eventsBefore);
+    for (const user of [fourth!, fifth!, sixth!]) assert.notEqual(await organizationOf(user), 'rolled-back');
   });
 
   it('rolls the whole group back on any other failure, and every write in it fails', async () => {

@@ -9,6 +9,7 @@ import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
 import { openSqliteConnection, withStatementCache } from './connection.js';
+import { TEST_SETUP } from '../records.js';
 
 describe('SQLite storage', () => {
   let directory: string;
@@ -20,18 +21,21 @@ describe('SQLite storage', () => {
   it('applies migrations to an existing database file idempotently, keeping its data', async () => {
     const url = `sqlite:${join(directory, 'existing.db')}`;
     const first = await openStore(url);
-    const user = await first.users.create({
-      user_id: 'a'.repeat(32),
-      username: 'kept@example.com',
-      first_name: 'Kept',
-      last_name: '',
-      phone: '',
-      organization: '',
-      locked: false,
-      disabled: false,
-      password_hash: null,
-      created: new Date().toISOString(),
-    });
+    const user = await first.users.create(
+      {
+        user_id: 'a'.repeat(32),
+        username: 'kept@example.com',
+        first_name: 'Kept',
+        last_name: '',
+        phone: '',
+        organization: '',
+        locked: false,
+        disabled: false,
+        password_hash: null,
+        created: new Date().toISOString(),
+      },
+      TEST_SETUP,
+    );
     await first.close();
 
     for (let reopen = 0; reopen < 2; reopen++) {

@@ -14,10 +14,13 @@
 from __future__ import absolute_import
 
 # import models into model package
+from workspace_user_api.models.audit_event import AuditEvent
+from workspace_user_api.models.audit_event_page import AuditEventPage
 from workspace_user_api.models.create_user_request import CreateUserRequest
 from workspace_user_api.models.delete_user_request import DeleteUserRequest
 from workspace_user_api.models.error import Error
 from workspace_user_api.models.error_detail import ErrorDetail
+from workspace_user_api.models.get_audit_events_request import GetAuditEventsRequest
 from workspace_user_api.models.get_groups_request import GetGroupsRequest
 from workspace_user_api.models.get_user_request import GetUserRequest
 from workspace_user_api.models.get_users_request import GetUsersRequest

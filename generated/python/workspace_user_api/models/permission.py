@@ -34,8 +34,9 @@ class Permission(object):
     USERS_DELETE = "users_delete"
     GROUPS_VIEW = "groups_view"
     GROUPS_MODIFY = "groups_modify"
+    AUDIT_VIEW = "audit_view"
 
-    allowable_values = [USERS_VIEW, USERS_CREATE, USERS_MODIFY, USERS_DELETE, GROUPS_VIEW, GROUPS_MODIFY]  # noqa: E501
+    allowable_values = [USERS_VIEW, USERS_CREATE, USERS_MODIFY, USERS_DELETE, GROUPS_VIEW, GROUPS_MODIFY, AUDIT_VIEW]  # noqa: E501
 
     """
     Attributes:

@@ -1,0 +1,38 @@
+/** getAuditEvents: the audit trail, newest first, a page at a time by cursor. */
+import { invalidCursor } from './user-cursor.js';
+import type { Handlers, Services } from './types.js';
+
+/** Events per page when the request names no page_size. */
+export const AUDIT_PAGE_SIZE = 100;
+
+/** A cursor is the id of the last event of the page before, base64url-encoded. */
+const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function auditCursor(eventId: string): string {
+  return Buffer.from(eventId, 'utf8').toString('base64url');
+}
+
+function eventAfter(cursor: string): string {
+  const eventId = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!EVENT_ID.test(eventId)) throw invalidCursor('/body/cursor', 'is not a cursor this service handed out; pass a next_cursor unchanged');
+  return eventId;
+}
+
+/** Times as stored (UTC, milliseconds), so that text comparison is time comparison. */
+const asStored = (time: string | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
+
+export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEvents'> {
+  return {
+    async getAuditEvents({ target_user_id, actor, since, until, page_size, cursor }) {
+      const { events, more } = await store.audit.list({
+        pageSize: page_size ?? AUDIT_PAGE_SIZE,
+        ...(cursor === undefined ? {} : { after: eventAfter(cursor) }),
+        ...(target_user_id === undefined ? {} : { targetUserId: target_user_id }),
+        ...(actor === undefined ? {} : { actor }),
+        ...(since === undefined ? {} : { since: asStored(since) }),
+        ...(until === undefined ? {} : { until: asStored(until) }),
+      });
+      return { events, next_cursor: more ? auditCursor(events.at(-1)!.event_id) : null };
+    },
+  };
+}
