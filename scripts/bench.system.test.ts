@@ -37,12 +37,15 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'every_user_ms',
         'every_user_rss_growth_mb',
         'get_user_p99_during_listings_ms',
+        'audit_trail_ratio',
+        'get_audit_events_p99_ms_one_connection',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 15);
+      assert.equal(figures.scenarios.length, 17);
+      assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
       assert.ok(figures.every_user_mb > 10, 'the listing held every one of the 100,000 users');
     } finally {
       await rm(out, { force: true });

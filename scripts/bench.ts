@@ -15,7 +15,9 @@
  * update_user without request validation (what the validator costs) and (h)
  * the service's RSS over a long update_user load (60 s; 4 s with --quick);
  * (i) get_users listing all 100,000 users at once (time to the last byte,
- * RSS before and at its peak), and get_user's p99 while 10 clients do that.
+ * RSS before and at its peak), and get_user's p99 while 10 clients do that;
+ * (j) update_user without its audit trail (what the trail costs); (k)
+ * get_audit_events, a page of 100 by cursor from 1,000,000 events, at one connection.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,7 +29,7 @@ import autocannon from 'autocannon';
 import Table from 'cli-table3';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
-import { seedUsers } from './bench/seed.js';
+import { seedAuditEvents, seedUsers } from './bench/seed.js';
 import { startPrism } from './mock.js';
 
 const quick = process.argv.includes('--quick');
@@ -36,6 +38,8 @@ const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
 const CONNECTIONS = 50;
 const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
+/** Audit events scenario (k) pages through. */
+const AUDIT_EVENTS = quick ? 100_000 : 1_000_000;
 
 interface Measured {
   name: string;
@@ -200,6 +204,34 @@ async function main(): Promise<void> {
     results.push(withoutValidation);
     await unvalidated.stop();
 
+    // (j) update_user again, writing no audit events: what the audit trail costs (target: with it, ≥ 0.9× of without).
+    const unaudited = await startServer(
+      'scripts/bench/unaudited-server.ts',
+      { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` },
+      ready,
+    );
+    const withoutAudit = await load('(j) update_user, no audit trail', {
+      url: unaudited.url,
+      requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+    });
+    results.push(withoutAudit);
+    await unaudited.stop();
+
+    // (k) get_audit_events: a page of 100 at a random depth of AUDIT_EVENTS events, by cursor, at one connection.
+    const trail = await seedAuditEvents(join(directory, 'audit.db'), AUDIT_EVENTS);
+    const auditService = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'audit.db')}` }, ready);
+    const auditPage = await load(`(k) get_audit_events, ${AUDIT_EVENTS.toLocaleString('en')} events, 1 conn`, {
+      url: auditService.url,
+      connections: 1,
+      requests: posting('/api/public/get_audit_events', () => ({
+        ...trail.credentials,
+        page_size: 100,
+        cursor: Buffer.from(pick(trail.eventIds)).toString('base64url'),
+      })),
+    });
+    results.push(auditPage);
+    await auditService.stop();
+
     // (h) Memory over a long load: RSS sampled every second.
     const steady = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, ready);
     const samples: number[] = [rssMegabytes(steady.child)];
@@ -334,6 +366,10 @@ async function main(): Promise<void> {
       ratio_update_vs_baseline: Number((b.rps / a.rps).toFixed(3)),
       update_user_unvalidated_rps: withoutValidation.rps,
       validator_cost_ratio: Number((1 - b.rps / withoutValidation.rps).toFixed(3)),
+      update_user_unaudited_rps: withoutAudit.rps,
+      audit_trail_ratio: Number((b.rps / withoutAudit.rps).toFixed(3)),
+      audit_events: AUDIT_EVENTS,
+      get_audit_events_p99_ms_one_connection: auditPage.p99,
       get_users_rps: c.rps,
       get_users_p99_ms: c.p99,
       get_users_p99_ms_one_connection: pageAlone.p99,
@@ -369,6 +405,8 @@ async function main(): Promise<void> {
         `(i) every one of 100,000 users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${figures.every_user_rss_before_mb} → peak ${figures.every_user_rss_peak_mb} MB (+${figures.every_user_rss_growth_mb}); ` +
           `get_user p99 ${figures.get_user_p99_alone_100k_ms} ms alone, ${figures.get_user_p99_during_listings_ms} ms during ${figures.every_user_concurrent_listings} listings by 10 clients`,
         `validation costs update_user ${Math.round(figures.validator_cost_ratio! * 100)} % of its req/s (${withoutValidation.rps} req/s without it)`,
+        `(j) with its audit trail update_user runs at ${figures.audit_trail_ratio}× of its req/s without (${withoutAudit.rps} req/s; target ≥ 0.9); ` +
+          `(k) get_audit_events p99 ${auditPage.p99} ms at one connection over ${AUDIT_EVENTS.toLocaleString('en')} events (target ≤ 10 ms)`,
         `service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after; ` +
           `(h) ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}; lowest point, second half against first: ${figures.memory_rss_floor_growth_mb! >= 0 ? '+' : ''}${figures.memory_rss_floor_growth_mb} MB)`,
         '',

@@ -20,6 +20,7 @@ import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
+import { ServiceMetrics } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { Store } from './store/repositories.js';
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   getUsersMax?: number;
   /** Whether the service takes traffic (GET /readyz); always ready when absent. */
   readiness?: Readiness;
+  /** Counts and times requests by operation, when metrics are on (METRICS_PORT). */
+  metrics?: ServiceMetrics;
   /** The handlers to route to; default the service's own. The contract gate swaps in faulty ones to prove it notices. */
   handlers?: Handlers;
 }
@@ -56,6 +59,7 @@ export function createApp({
   trustProxy = false,
   getUsersMax,
   readiness,
+  metrics,
   handlers = createHandlers({ store, ...(getUsersMax ? { getUsersMax } : {}), ...(readiness ? { readiness } : {}) }),
 }: AppOptions): Express {
   const app = express();
@@ -67,6 +71,7 @@ export function createApp({
   app.set('strict routing', true);
 
   app.use(requestLogging(logger));
+  if (metrics) app.use(metrics.middleware);
   app.use(apiHeaders);
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
   app.use(refuseUnreadableBody(BODY_LIMIT_BYTES), ...jsonBody(BODY_LIMIT_BYTES));
@@ -117,6 +122,7 @@ export function createApp({
     if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
     app[operation.method](
       operation.path,
+      ServiceMetrics.label(operation.operationId),
       refuseUndeclaredQuery(operation),
       authenticate(operation.permission, store, throttle),
       routeOf(served),

@@ -15,6 +15,7 @@ describe('settings from the environment', () => {
       getUsersMax: 100_000,
       shutdownDrainMs: 0,
       auditRetentionDays: 365,
+      metrics: undefined,
     });
     assert.deepEqual(loadSampleConfig({}), { host: '127.0.0.1', port: 5001, logLevel: 'info', validateResponses: false });
     assert.equal(loadConfig({ PORT: '' }).port, 8080, 'an empty value is the default');

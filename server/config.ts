@@ -24,6 +24,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long audit events are kept. */
   auditRetentionDays: number;
+  /** Where the metrics listener listens; undefined when METRICS_PORT is unset (no metrics). */
+  metrics: { host: string; port: number } | undefined;
 }
 
 export interface AuthThrottleConfig {
@@ -98,6 +100,20 @@ const trustProxySetting = z.preprocess(
     .default(false),
 );
 
+/** A whole number, or nothing at all when unset or empty (a listener that is off). */
+const optionalWholeNumber = (min: number, max: number) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^\d+$/, `a whole number from ${min} to ${max}, or unset`)
+      .transform(Number)
+      .pipe(
+        z.number().min(min, `a whole number from ${min} to ${max}, or unset`).max(max, `a whole number from ${min} to ${max}, or unset`),
+      )
+      .optional(),
+  );
+
 const text = (fallback: string) => z.preprocess(unsetIfEmpty, z.string().default(fallback));
 const logLevel = z.preprocess(
   unsetIfEmpty,
@@ -126,6 +142,8 @@ const serviceSchema = sampleSchema.extend({
   GET_USERS_MAX: wholeNumber(1, 10_000_000, 100_000),
   SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
+  METRICS_PORT: optionalWholeNumber(1, 65535),
+  METRICS_HOST: text('127.0.0.1'),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -174,5 +192,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     getUsersMax: settings.GET_USERS_MAX,
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
+    metrics: settings.METRICS_PORT === undefined ? undefined : { host: settings.METRICS_HOST, port: settings.METRICS_PORT },
   };
 }

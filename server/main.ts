@@ -13,6 +13,9 @@ import { explain } from './service-errors.js';
 import { type Listener, serve } from './http/lifecycle.js';
 import { whileStarting } from './http/starting.js';
 import { Readiness } from './readiness.js';
+import { ServiceMetrics, serveMetrics } from './metrics.js';
+import { hashingLoad } from './password/hashing.js';
+import type { Store } from './store/repositories.js';
 import { type AuditRetention, startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
@@ -44,7 +47,10 @@ async function main(): Promise<void> {
   let startApp!: (app: Listener) => void;
   const appReady = new Promise<Listener>((resolve) => (startApp = resolve));
   let current: Listener = whileStarting(readiness, appReady);
-  const opening = openStore(config.databaseUrl);
+  const opened: { store?: Store } = {};
+  const metrics = config.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
+  const opening = openStore(config.databaseUrl, metrics ? { onGroupCommit: metrics.observeGroupCommit } : {});
+  const metricsServer = metrics && config.metrics ? serveMetrics(metrics, { ...config.metrics, logger }) : undefined;
   const server = serve((req, res) => current(req, res), {
     name: 'workspace service',
     bodyLimitBytes: BODY_LIMIT_BYTES,
@@ -58,11 +64,13 @@ async function main(): Promise<void> {
     },
     drainMs: config.shutdownDrainMs,
     onClose: async () => {
+      metricsServer?.close();
       await (await opening.catch(() => undefined))?.close();
     },
   });
 
   const store = await opening;
+  opened.store = store;
   const refused = await store.users.listUsernameReports();
   if (refused.length > 0) {
     logger.warn(
@@ -81,6 +89,7 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     getUsersMax: config.getUsersMax,
     readiness,
+    ...(metrics ? { metrics } : {}),
   });
   current = app;
   startApp(app);

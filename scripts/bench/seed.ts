@@ -4,6 +4,7 @@
  * spend the whole run on fsyncs).
  */
 import { randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import BetterSqlite3 from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
@@ -45,4 +46,41 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
   })();
   database.close();
   return { userIds, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+}
+
+/**
+ * Fills a SQLite database with audit events (and a key to read them): the real
+ * migrations, then one bulk transaction. Returns the events' ids, oldest first.
+ */
+export async function seedAuditEvents(
+  path: string,
+  count: number,
+): Promise<{ eventIds: string[]; credentials: SeededDatabase['credentials'] }> {
+  const store = await openStore(`sqlite:${path}`);
+  const key = issueApiKey('benchmark', PERMISSIONS, null);
+  await store.apiKeys.insert(key.record, TEST_SETUP);
+  await store.close();
+
+  const database = new BetterSqlite3(path);
+  const insert = database.prepare(
+    `insert into audit_events (event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields)
+     values (?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone')`,
+  );
+  const eventIds: string[] = [];
+  const start = Date.UTC(2026, 0, 1);
+  database.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const eventId = uuidv7({ msecs: start + i * 10 });
+      eventIds.push(eventId);
+      insert.run(
+        eventId,
+        new Date(start + i * 10).toISOString(),
+        key.record.api_key,
+        randomBytes(8).toString('hex'),
+        randomBytes(16).toString('hex'),
+      );
+    }
+  })();
+  database.close();
+  return { eventIds, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
 }

@@ -15,6 +15,11 @@ const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallel
 export const MAX_CONCURRENT_HASHES = Math.max(1, Math.floor(availableParallelism() / 2));
 const hashing = pLimit(MAX_CONCURRENT_HASHES);
 
+/** Hashes (and verifications) running now, and waiting for a turn: for metrics. */
+export function hashingLoad(): { active: number; pending: number } {
+  return { active: hashing.activeCount, pending: hashing.pendingCount };
+}
+
 export function hashPassword(password: string): Promise<string> {
   return hashing(() => hash(password, OPTIONS));
 }

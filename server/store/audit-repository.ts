@@ -28,7 +28,11 @@ export class AuditWriter {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
   readonly #insert: (...values: string[]) => CompiledQuery<unknown>;
 
-  constructor(db: Kysely<Database>) {
+  /** `enabled: false` only for the benchmark that measures what the trail costs (scripts/bench/unaudited-server.ts). */
+  constructor(
+    db: Kysely<Database>,
+    private readonly enabled = true,
+  ) {
     this.#insert = queryTemplate(9, (...values: string[]) => {
       const [event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields] = values;
       return db.insertInto('audit_events').values({
@@ -47,6 +51,7 @@ export class AuditWriter {
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
+    if (!this.enabled) return;
     const values = [
       uuidv7(),
       new Date().toISOString(),

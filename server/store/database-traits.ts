@@ -26,7 +26,7 @@ export interface DatabaseTraits {
    * Given a database handle, the group commit that user updates go through, or
    * undefined where each update commits on its own (each traits file says why).
    */
-  commitGroup(db: Kysely<Database>): GroupCommit | undefined;
+  commitGroup(db: Kysely<Database>, onCommit?: (writes: number) => void): GroupCommit | undefined;
 }
 
 /** Writes that commit together in one transaction (sqlite/commit-group.ts). */

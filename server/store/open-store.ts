@@ -27,15 +27,28 @@ function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
-/** The three repositories over one database handle. */
-function storeOver(db: Kysely<Database>, traits: DatabaseTraits): Store {
-  const audit = new AuditWriter(db);
-  const users = new KyselyUserRepository(db, traits, audit);
+export interface StoreOptions {
+  /** Write audit events (always, but for the benchmark measuring what they cost). */
+  auditTrail?: boolean;
+  /** Told the size of each group of updates committed together (SQLite), for metrics. */
+  onGroupCommit?: (writes: number) => void;
+}
+
+/** The repositories over one database handle. */
+function storeOver(
+  db: Kysely<Database>,
+  traits: DatabaseTraits,
+  { auditTrail = true, onGroupCommit }: StoreOptions,
+  stats: Store['stats'] = () => ({}),
+): Store {
+  const audit = new AuditWriter(db, auditTrail);
+  const users = new KyselyUserRepository(db, traits, audit, onGroupCommit);
   const store: Store = {
     users,
     groups: new KyselyGroupRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
     audit: new KyselyAuditRepository(db),
+    stats,
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
@@ -54,18 +67,19 @@ async function migrated(store: Store, name: string, migrate: () => Promise<void>
   return store;
 }
 
-async function openPostgresStore(url: string): Promise<Store> {
+async function openPostgresStore(url: string, options: StoreOptions): Promise<Store> {
   // Loaded only when asked for: pg would add a twentieth to every SQLite start.
   const [{ migratePostgres, openPostgres }, { postgresTraits }] = await Promise.all([
     import('./postgres/connection.js'),
     import('./postgres/traits.js'),
   ]);
-  const db = openPostgres(url);
-  return migrated(storeOver(db, postgresTraits), redactUrl(url), () => migratePostgres(url, db));
+  const { db, pool } = openPostgres(url);
+  const stats = () => ({ pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
+  return migrated(storeOver(db, postgresTraits, options, stats), redactUrl(url), () => migratePostgres(url, db));
 }
 
-export async function openStore(databaseUrl: string): Promise<Store> {
-  if (isPostgresUrl(databaseUrl)) return openPostgresStore(databaseUrl);
+export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(databaseUrl)) return openPostgresStore(databaseUrl, options);
   if (!databaseUrl.startsWith('sqlite:')) {
     throw new StoreOpenError(
       `DATABASE_URL must be sqlite:<path> (for example sqlite:data/workspace.db) or postgres://…, not "${redactUrl(databaseUrl)}"`,
@@ -76,5 +90,5 @@ export async function openStore(databaseUrl: string): Promise<Store> {
   const file = path === ':memory:' ? path : resolve(path);
   const db = openSqlite(file);
   // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-  return migrated(storeOver(db, sqliteTraits), `sqlite:${file}`, () => migrateToLatest(db));
+  return migrated(storeOver(db, sqliteTraits, options), `sqlite:${file}`, () => migrateToLatest(db));
 }

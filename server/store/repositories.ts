@@ -65,11 +65,18 @@ export interface AuditRepository {
   prune(before: string, limit: number): Promise<number>;
 }
 
+export interface StoreStats {
+  /** PostgreSQL's connection pool: connections open, idle, and requests waiting for one. */
+  pool?: { total: number; idle: number; waiting: number };
+}
+
 export interface Store {
   readonly users: UserRepository;
   readonly groups: GroupRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly audit: AuditRepository;
+  /** How the database connection is doing, for metrics. */
+  stats(): StoreStats;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

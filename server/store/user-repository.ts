@@ -56,8 +56,9 @@ export class KyselyUserRepository implements UserRepository {
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
     private readonly audit: AuditWriter,
+    onGroupCommit?: (writes: number) => void,
   ) {
-    this.commitGroup = traits.commitGroup(db);
+    this.commitGroup = traits.commitGroup(db, onGroupCommit);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
     const userBy = (column: 'user_id' | 'username') =>
       queryTemplate(1, (value: string) => db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value));

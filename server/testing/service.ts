@@ -12,6 +12,8 @@ import { createApp } from '../app.js';
 import { issueApiKey } from '../keys/api-keys.js';
 import type { AuthThrottleConfig } from '../config.js';
 import { createHttpServer } from '../http/lifecycle.js';
+import { ServiceMetrics } from '../metrics.js';
+import { hashingLoad } from '../password/hashing.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/open-store.js';
 import type { User } from '../store/records.js';
@@ -36,11 +38,15 @@ export interface TestServiceOptions {
   wrapStore?: (store: Store) => Store;
   /** GET_USERS_MAX: the most users get_users lists at once. */
   getUsersMax?: number;
+  /** Count and time requests (TestService.metrics), as with METRICS_PORT set. */
+  metrics?: boolean;
 }
 
 export interface TestService {
   baseUrl: string;
   store: Store;
+  /** Present when started with `metrics: true`. */
+  metrics: ServiceMetrics | undefined;
   databaseUrl: string;
   /** A key with every permission. */
   admin: Credentials;
@@ -61,7 +67,10 @@ let usernames = 0;
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const database = options.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = options.databaseUrl ?? database!.url;
-  const store = await openStore(databaseUrl);
+  const opened: { store?: Store } = {};
+  const metrics = options.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
+  const store = await openStore(databaseUrl, metrics ? { onGroupCommit: metrics.observeGroupCommit } : {});
+  opened.store = store;
   let logText = '';
   const logSink = new Writable({
     write(chunk, _encoding, done) {
@@ -75,6 +84,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     validateResponses: true,
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
     ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}),
+    ...(metrics ? { metrics } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.
   const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');
@@ -108,6 +118,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   return {
     baseUrl,
     store,
+    metrics,
     databaseUrl,
     admin,
     logs: () => logText,

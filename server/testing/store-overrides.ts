@@ -28,6 +28,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
     audit: overridden(store.audit, overrides.audit),
     ping: overrides.ping ?? (() => store.ping()),
+    stats: () => store.stats(),
     close: () => store.close(),
   };
 }

@@ -13,12 +13,12 @@ export const MIGRATION_LOCK = 7_316_400_512;
 /** Connections per instance; a request holds one only for its statements. */
 const POOL_SIZE = 10;
 
-export function openPostgres(url: string): Kysely<Database> {
+export function openPostgres(url: string): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
   // An idle connection the server ends (a restart, an administrator) leaves the pool, which opens
   // another when one is needed. Without a listener, pg would throw that error out of the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
 /**

@@ -34,6 +34,8 @@ export class CommitGroup implements GroupCommit {
     private readonly db: Kysely<Database>,
     /** Errors that undo only their own statement, so the group goes on without it. */
     private readonly isStatementError: (error: unknown) => boolean,
+    /** Told how many writes each group held, when it commits (or fails): for metrics. */
+    private readonly onCommit?: (writes: number) => void,
   ) {}
 
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
@@ -49,6 +51,7 @@ export class CommitGroup implements GroupCommit {
     this.#queued = [];
     this.stats.groups += 1;
     this.stats.writes += jobs.length;
+    this.onCommit?.(jobs.length);
     const outcomes: Outcome[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {

@@ -15,5 +15,5 @@ export const sqliteTraits: DatabaseTraits = {
   // Every commit waits for an fsync, and the one connection waits with it: updates that arrive
   // together commit together. Correct here because a statement SQLite refuses (a username
   // already taken) undoes only itself, so the other writes of its group stand.
-  commitGroup: (db) => new CommitGroup(db, isUniqueViolation),
+  commitGroup: (db, onCommit) => new CommitGroup(db, isUniqueViolation, onCommit),
 };
