@@ -44,7 +44,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 17);
+      assert.equal(figures.scenarios.length, 19);
       assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
       assert.ok(figures.every_user_mb > 10, 'the listing held every one of the 100,000 users');
     } finally {
