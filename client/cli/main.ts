@@ -13,16 +13,9 @@ import { importUsers } from './import-users.js';
 import { printAuditEvents, printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
 import { CliError, dataOf, describe, printUser, printUsers } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
+import { isoTime } from '../../lib/cli-arguments.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
-
-function isoTime(value: string): string {
-  const when = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
-    throw new InvalidArgumentError('expected an ISO date or time such as 2026-11-01 or 2026-11-01T09:00:00Z');
-  }
-  return when.toISOString();
-}
 
 function positiveInteger(value: string): number {
   const number = Number(value);

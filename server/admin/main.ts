@@ -16,6 +16,7 @@ import { DEFAULT_DATABASE_URL } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import { type ApiKeyRecord, NameTakenError, ADMIN_CLI } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
+import { isoTime } from '../../lib/cli-arguments.js';
 
 class AdminError extends Error {}
 
@@ -170,14 +171,6 @@ program
     process.stdout.write('Rename each with update_user (or workspace-users update USER_ID --username NEW_NAME).\n');
   });
 
-function parseTime(value: string): string {
-  const when = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
-    throw new InvalidArgumentError('expected an ISO date or time such as 2026-11-01 or 2026-11-01T09:00:00Z');
-  }
-  return when.toISOString();
-}
-
 function parseLimit(value: string): number {
   const limit = Number(value);
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000)
@@ -189,7 +182,7 @@ program
   .command('audit')
   .description('show the audit trail, newest first: who changed what, when, with which key and in which request')
   .option('--user <user_id>', 'only the changes to this user')
-  .option('--since <time>', 'only changes at or after this time (ISO, e.g. 2026-11-01)', parseTime)
+  .option('--since <time>', 'only changes at or after this time (ISO, e.g. 2026-11-01)', isoTime)
   .option('--limit <n>', 'at most this many events', parseLimit, 100)
   .option('--json', 'print JSON instead of a table')
   .action(async (options: { user?: string; since?: string; limit: number; json?: boolean }) => {

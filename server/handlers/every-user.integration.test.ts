@@ -9,23 +9,13 @@ import { startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
 import { TEST_SETUP } from '../store/records.js';
+import { newUserRecord } from '../store/testing/open-test-store.js';
 
 /** `count` users straight into the store, faster than through the API. */
 async function addUsers(service: TestService, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     await service.store.users.create(
-      {
-        user_id: i.toString(16).padStart(32, '0'),
-        username: `bulk${i}@example.com`,
-        first_name: '',
-        last_name: '',
-        phone: '',
-        organization: '',
-        locked: false,
-        disabled: false,
-        password_hash: null,
-        created: new Date().toISOString(),
-      },
+      newUserRecord({ user_id: i.toString(16).padStart(32, '0'), username: `bulk${i}@example.com` }),
       TEST_SETUP,
     );
   }

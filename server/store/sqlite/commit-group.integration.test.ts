@@ -8,6 +8,7 @@ import { inspectStore } from '../inspection.js';
 import { openStore } from '../open-store.js';
 import { NameTakenError, type User, TEST_SETUP } from '../records.js';
 import type { Store } from '../repositories.js';
+import { newUserRecord } from '../testing/open-test-store.js';
 
 describe('group commit on SQLite', () => {
   let directory: string;
@@ -20,18 +21,7 @@ describe('group commit on SQLite', () => {
     for (let index = 0; index < 50; index++) {
       users.push(
         await store.users.create(
-          {
-            user_id: index.toString(16).padStart(32, '0'),
-            username: `user${index}@example.com`,
-            first_name: '',
-            last_name: '',
-            phone: '',
-            organization: 'before',
-            locked: false,
-            disabled: false,
-            password_hash: null,
-            created: new Date().toISOString(),
-          },
+          newUserRecord({ user_id: index.toString(16).padStart(32, '0'), username: `user${index}@example.com`, organization: 'before' }),
           TEST_SETUP,
         ),
       );

@@ -10,6 +10,7 @@ import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
 import { openSqliteConnection, withStatementCache } from './connection.js';
 import { TEST_SETUP } from '../records.js';
+import { newUserRecord } from '../testing/open-test-store.js';
 
 describe('SQLite storage', () => {
   let directory: string;
@@ -22,18 +23,7 @@ describe('SQLite storage', () => {
     const url = `sqlite:${join(directory, 'existing.db')}`;
     const first = await openStore(url);
     const user = await first.users.create(
-      {
-        user_id: 'a'.repeat(32),
-        username: 'kept@example.com',
-        first_name: 'Kept',
-        last_name: '',
-        phone: '',
-        organization: '',
-        locked: false,
-        disabled: false,
-        password_hash: null,
-        created: new Date().toISOString(),
-      },
+      newUserRecord({ user_id: 'a'.repeat(32), username: 'kept@example.com', first_name: 'Kept' }),
       TEST_SETUP,
     );
     await first.close();
