@@ -1,21 +1,31 @@
 /**
- * The generated Python SDK (generated/python) against the real service, with
- * the machine's python3 and urllib3 2.x: every operation, and its documented
- * errors, through the SDK's own classes.
+ * The Python SDK (generated/python) against the real service with the
+ * machine's python3: every operation of the contract and the error bodies of
+ * each kind of failure, through the SDK's own classes; then `mypy --strict`
+ * over the SDK and over a typed consumer (the driving script itself), and a
+ * mistake that the type check must catch.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { OPERATIONS } from '../lib/contract/operations.js';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { freePort } from '../lib/testing/ports.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { TEST_SETUP } from '../server/store/records.js';
 
+const run = promisify(execFile);
 const python3 = TOOLS.python3();
+const mypy = TOOLS.mypy();
+const SDK = join(PROJECT_ROOT, 'generated/python');
+const DRIVER = join(PROJECT_ROOT, 'contract-tests/python/drive_every_operation.py');
 
-describe('the generated Python SDK', needs(python3, 'the Python SDK tests'), () => {
+describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
   let service: TestService;
   before(async () => {
     assertPresent(python3);
@@ -23,30 +33,80 @@ describe('the generated Python SDK', needs(python3, 'the Python SDK tests'), () 
   });
   after(() => service.close());
 
-  it('drives every operation of the contract against the real service', async () => {
+  it('drives every operation of the contract against the real service, and reads every kind of error body', async () => {
     const group = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
-    const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/python/drive_every_operation.py')], {
+    const limited = await service.createKey({ permissions: [] });
+    const { stdout } = await run('python3', [DRIVER], {
       env: {
         ...process.env,
-        PYTHONPATH: join(PROJECT_ROOT, 'generated/python'),
+        PYTHONPATH: SDK,
+        PYTHONDONTWRITEBYTECODE: '1',
         WORKSPACE_URL: service.baseUrl,
         WORKSPACE_API_KEY: service.admin.api_key,
         WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+        LIMITED_API_KEY: limited.api_key,
+        LIMITED_API_KEY_SECRET: limited.api_key_secret,
         GROUP_ID: group.group_id,
+        CLOSED_URL: `http://127.0.0.1:${await freePort()}`,
       },
     });
-    const { operations } = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    assert.deepEqual([...operations].sort(), [
-      'addUserGroup',
-      'createUser',
-      'deleteUser',
-      'getAuditEvents',
-      'getGroups',
-      'getUser',
-      'getUsers',
-      'removeUserGroup',
-      'updateUser',
-      'validateCredentials',
+    const { operations, codes } = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    const everyOperation = OPERATIONS.filter((operation) => operation.method !== 'head').map((operation) => operation.operationId);
+    assert.deepEqual([...operations].sort(), [...everyOperation].sort());
+    assert.deepEqual(codes, [
+      'already_member',
+      'group_not_found',
+      'invalid_credentials',
+      'invalid_cursor',
+      'invalid_request',
+      'not_member',
+      'permission_denied',
+      'user_not_found',
+      'username_taken',
+      'weak_password',
     ]);
+  });
+});
+
+describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type check'), () => {
+  const check = (...files: string[]) =>
+    run('mypy', ['--strict', '--python-version', '3.10', '--cache-dir=/dev/null', join(SDK, 'workspace_user_api'), ...files], {
+      env: { ...process.env, MYPYPATH: SDK },
+    });
+
+  it('passes for the SDK and for a typed program that uses every operation', async () => {
+    assertPresent(mypy);
+    const { stdout } = await check(DRIVER);
+    assert.match(stdout, /^Success: no issues found/m);
+  });
+
+  it('catches a program that passes a wrong type or a misspelled argument', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'python-sdk-typing-'));
+    try {
+      const mistake = join(scratch, 'mistake.py');
+      await writeFile(
+        mistake,
+        [
+          'from workspace_user_api import UserUpdate, WorkspaceClient',
+          'client = WorkspaceClient("http://127.0.0.1:8080", api_key="k", api_key_secret="s")',
+          'client.update_user(target_user=UserUpdate(user_id="0" * 32, locked="yes"))',
+          'client.get_users(sort_by="password")',
+          'client.delete_user(target_usr=None)',
+          '',
+        ].join('\n'),
+      );
+      const failed = await check(mistake).then(
+        () => assert.fail('mypy accepted the mistakes'),
+        (error: { stdout: string }) => error.stdout,
+      );
+      assert.match(
+        failed,
+        /mistake\.py:3: error: Argument "locked" to "UserUpdate" has incompatible type "str"; expected "(Optional\[bool\]|bool \| None)"/,
+      );
+      assert.match(failed, /mistake\.py:4: error: Argument "sort_by" to "get_users" of "WorkspaceClient" has incompatible type/);
+      assert.match(failed, /mistake\.py:5: error: Unexpected keyword argument "target_usr"/);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../lib/project-root.js';
@@ -29,7 +29,7 @@ describe('npm run generate', () => {
     for (const file of ['generated/workspace/openapi-3.0.yaml', 'generated/workspace/openapi.yaml', 'generated/workspace/types.ts']) {
       assert.ok(stale.includes(file), `${file} is not reported`);
     }
-    assert.ok(stale.includes('generated/python/workspace_user_api/api/users_api.py'), 'the Python SDK follows the contract');
+    assert.ok(stale.includes('generated/python/workspace_user_api/client.py'), 'the Python SDK follows the contract');
     assert.deepEqual(
       stale.filter((file) => file.startsWith('generated/sample/')),
       [],
@@ -38,12 +38,21 @@ describe('npm run generate', () => {
     assert.equal(await readFile(join(copy, 'generated/workspace/types.ts'), 'utf8'), before);
   });
 
-  it('reports a file the generators no longer make, and regenerating removes it', async () => {
-    const leftover = join(copy, 'generated/python/workspace_user_api/models/removed_model.py');
-    await writeFile(leftover, '# a model the contract no longer has\n');
-    assert.ok((await generate(copy, { write: false })).includes('generated/python/workspace_user_api/models/removed_model.py'));
+  it('reports a file the generators no longer make, and regenerating removes it with the folder it leaves empty', async () => {
+    const leftover = join(copy, 'generated/python/workspace_user_api/api/users_api.py');
+    await mkdir(dirname(leftover));
+    await writeFile(leftover, '# a module an older generator made\n');
+    assert.ok((await generate(copy, { write: false })).includes('generated/python/workspace_user_api/api/users_api.py'));
     await generate(copy, { write: true });
-    await assert.rejects(readFile(leftover, 'utf8'), { code: 'ENOENT' });
+    await assert.rejects(readdir(dirname(leftover)), { code: 'ENOENT' });
+    assert.ok((await readdir(join(copy, 'generated/python/workspace_user_api'))).includes('client.py'));
+  });
+
+  it('leaves the caches Python and mypy write beside the SDK alone', async () => {
+    const cache = join(copy, 'generated/python/workspace_user_api/__pycache__/client.cpython-311.pyc');
+    await mkdir(dirname(cache));
+    await writeFile(cache, 'bytecode');
+    assert.deepEqual(await generate(copy, { write: false }), []);
   });
 
   it('reports a hand edit of a generated file, and regenerating repairs it', async () => {

@@ -1,138 +1,164 @@
-"""Drives every operation of the workspace API through the generated Python SDK.
+"""Drives every operation of the workspace API through the Python SDK, and its errors.
 
-Run by contract-tests/python-sdk.test.ts against a real service, with
+Run by contract-tests/python-sdk.system.test.ts against a real service, with
 PYTHONPATH=generated/python and WORKSPACE_URL, WORKSPACE_API_KEY,
-WORKSPACE_API_KEY_SECRET and GROUP_ID (a group that is not "All Users") set.
-Prints one JSON line naming the operations that worked; any failure raises.
+WORKSPACE_API_KEY_SECRET (a key with every permission), LIMITED_API_KEY and
+LIMITED_API_KEY_SECRET (a key with none), GROUP_ID (a group that is not
+"All Users") and CLOSED_URL (an address where nothing listens) set. Prints one
+JSON line naming the operations that worked and the error codes seen; any
+failure raises. It is typed throughout: the same test runs `mypy --strict` on
+it, as an integrator's code would be checked.
 """
+
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
 
-import workspace_user_api
-from workspace_user_api.rest import ApiException
+from workspace_user_api import (
+    ApiError,
+    GroupRef,
+    NewUser,
+    TransportError,
+    UnexpectedResponse,
+    User,
+    UsernameRef,
+    UserRef,
+    UserUpdate,
+    WorkspaceClient,
+)
 
-configuration = workspace_user_api.Configuration(host=os.environ["WORKSPACE_URL"])
-credentials = {
-    "api_key": os.environ["WORKSPACE_API_KEY"],
-    "api_key_secret": os.environ["WORKSPACE_API_KEY_SECRET"],
-}
+client = WorkspaceClient.from_environment()
+limited = WorkspaceClient(
+    os.environ["WORKSPACE_URL"],
+    api_key=os.environ["LIMITED_API_KEY"],
+    api_key_secret=os.environ["LIMITED_API_KEY_SECRET"],
+)
 group_id = os.environ["GROUP_ID"]
-done = []
+done: list[str] = []
+codes: list[str] = []
 
 
-def expect_error(call, status, code):
+def expect_error(call: Callable[[], Any], status: int, code: str) -> ApiError:
+    """The call must fail with the service's own error body: its status, code and message."""
     try:
         call()
-    except ApiException as error:
-        body = json.loads(error.body)
-        assert error.status == status, (error.status, body)
-        assert body["code"] == code, body
-        return body
-    raise AssertionError("expected HTTP %d %s" % (status, code))
+    except ApiError as error:
+        assert (error.status, error.code) == (status, code), (error.status, error.code, error.error_message)
+        assert error.body is not None and error.error_message == error.body.error_message
+        assert error.request_id, "an error from the service carries its X-Request-Id"
+        codes.append(code)
+        return error
+    raise AssertionError(f"expected HTTP {status} {code}")
 
 
-with workspace_user_api.ApiClient(configuration) as client:
-    credentials_api = workspace_user_api.CredentialsApi(client)
-    users = workspace_user_api.UsersApi(client)
-    groups = workspace_user_api.GroupsApi(client)
-    audit = workspace_user_api.AuditApi(client)
+key = client.validate_credentials()
+assert key.api_key == os.environ["WORKSPACE_API_KEY"] and "users_modify" in key.permissions and key.expires is None
+expect_error(
+    lambda: WorkspaceClient(os.environ["WORKSPACE_URL"], api_key=key.api_key, api_key_secret="wrong").validate_credentials(),
+    401,
+    "invalid_credentials",
+)
+done.append("validateCredentials")
 
-    key = credentials_api.validate_credentials(workspace_user_api.ValidateCredentialsRequest(**credentials))
-    assert key.api_key == credentials["api_key"] and "users_modify" in key.permissions
-    done.append("validateCredentials")
+created: User = client.create_user(
+    target_user=NewUser(username="Py@Example.com", first_name="Guido", password="Correct-Horse-42")
+).user
+assert created.username == "py@example.com" and isinstance(created.created, datetime)
+assert created.password_set_date is not None and created.last_session is None
+expect_error(lambda: client.create_user(target_user=NewUser(username="py@example.com")), 409, "username_taken")
+expect_error(lambda: limited.create_user(target_user=NewUser(username="nobody")), 403, "permission_denied")
+done.append("createUser")
 
-    created = users.create_user(workspace_user_api.CreateUserRequest(
-        target_user=workspace_user_api.NewUser(username="Py@Example.com", first_name="Guido", password="Correct-Horse-42"),
-        **credentials,
-    )).user
-    assert created.username == "py@example.com" and created.password_set_date is not None
-    done.append("createUser")
+# A partial update keeps the fields it does not name (docs/spec §4.1).
+updated = client.update_user(target_user=UserUpdate(user_id=created.user_id, last_name="van Rossum", locked=True)).user
+assert (updated.first_name, updated.last_name, updated.locked) == ("Guido", "van Rossum", True)
+# The SDK does not judge passwords: a weak one reaches the service, whose message names every rule it broke.
+weak = expect_error(
+    lambda: client.update_user(target_user=UserUpdate(user_id=created.user_id, password="password")), 400, "weak_password"
+)
+assert "uppercase" in weak.error_message and "digit" in weak.error_message, weak.error_message
+expect_error(lambda: client.update_user(target_user=UserUpdate(user_id="0" * 32, first_name="x")), 404, "user_not_found")
+# Nor does it check patterns: the service answers an invalid request with every problem in it.
+invalid = expect_error(lambda: client.update_user(target_user=UserUpdate(user_id="not-an-id")), 400, "invalid_request")
+assert [detail.path for detail in invalid.errors] == ["/body/target_user/user_id"], invalid.errors
+done.append("updateUser")
 
-    # Spec section 4.1: a partial update keeps the fields it does not name.
-    updated = users.update_user(workspace_user_api.UpdateUserRequest(
-        target_user=workspace_user_api.UserUpdate(user_id=created.user_id, last_name="van Rossum", locked=True),
-        **credentials,
-    )).user
-    assert (updated.first_name, updated.last_name, updated.locked) == ("Guido", "van Rossum", True)
-    done.append("updateUser")
+assert client.get_user(target_user=UserRef(user_id=created.user_id)).user.user_id == created.user_id
+assert client.get_user(target_user=UsernameRef(username=" PY@example.com ")).user.user_id == created.user_id
+done.append("getUser")
 
-    # The SDK checks the contract's password pattern itself, before sending ...
-    try:
-        workspace_user_api.UserUpdate(user_id=created.user_id, password="password")
-        raise AssertionError("the SDK accepted a weak password")
-    except ValueError:
-        pass
-    # ... and the service refuses one that gets past it.
-    lenient = workspace_user_api.Configuration()
-    lenient.client_side_validation = False
-    weak = expect_error(lambda: users.update_user(workspace_user_api.UpdateUserRequest(
-        target_user=workspace_user_api.UserUpdate(user_id=created.user_id, password="password", local_vars_configuration=lenient),
-        local_vars_configuration=lenient,
-        **credentials,
-    )), 400, "weak_password")
-    assert "uppercase" in weak["error_message"]
-    expect_error(lambda: users.update_user(workspace_user_api.UpdateUserRequest(
-        target_user=workspace_user_api.UserUpdate(user_id="0" * 32, first_name="x"),
-        **credentials,
-    )), 404, "user_not_found")
-    expect_error(lambda: users.update_user(workspace_user_api.UpdateUserRequest(
-        target_user=workspace_user_api.UserUpdate(user_id=created.user_id),
-        api_key=credentials["api_key"], api_key_secret="wrong",
-    )), 401, "invalid_credentials")
+page = client.get_users(page=1, page_size=50, sort_by="created")
+assert page.total == 1 and page.users[0].user_id == created.user_id and page.page == 1
+# With nothing but credentials, every user, as Kasm's get_users answers (no page, no page_size).
+everyone = client.get_users()
+assert everyone.total == 1 and everyone.page_size is None and everyone.next_cursor is None, everyone
+expect_error(lambda: client.get_users(page=1, cursor="abc"), 400, "invalid_request")
+done.append("getUsers")
 
-    found = users.get_user(workspace_user_api.GetUserRequest(
-        target_user=workspace_user_api.UserRef(user_id=created.user_id), **credentials,
-    )).user
-    assert found.user_id == created.user_id
-    by_name = users.get_user(workspace_user_api.GetUserRequest(
-        target_user=workspace_user_api.UsernameRef(username="py@example.com"), **credentials,
-    )).user
-    assert by_name.user_id == created.user_id
-    done.append("getUser")
+# The same key by HTTP Basic, with no credentials in the body.
+by_basic = WorkspaceClient.from_environment(credentials_in="basic")
+assert [user.user_id for user in by_basic.get_users().users] == [created.user_id]
 
-    page = users.get_users(workspace_user_api.GetUsersRequest(page=1, page_size=50, sort_by="created", **credentials))
-    assert page.total == 1 and page.users[0].user_id == created.user_id
-    # With nothing but credentials, every user, as Kasm's get_users answers (no page, no page_size).
-    everyone = users.get_users(workspace_user_api.GetUsersRequest(**credentials))
-    assert everyone.total == 1 and everyone.page_size is None and everyone.next_cursor is None, everyone
-    done.append("getUsers")
+names = [group.name for group in client.get_groups().groups]
+assert "All Users" in names
+done.append("getGroups")
 
-    # The same key by HTTP Basic: the SDK's Configuration(username, password), with no credentials in the body.
-    by_basic = workspace_user_api.Configuration(host=os.environ["WORKSPACE_URL"], username=credentials["api_key"], password=credentials["api_key_secret"])
-    with workspace_user_api.ApiClient(by_basic) as basic_client:
-        listed = workspace_user_api.UsersApi(basic_client).get_users(workspace_user_api.GetUsersRequest())
-        assert [user.user_id for user in listed.users] == [created.user_id], listed
+member, team = UserRef(user_id=created.user_id), GroupRef(group_id=group_id)
+client.add_user_group(target_user=member, target_group=team)
+expect_error(lambda: client.add_user_group(target_user=member, target_group=team), 409, "already_member")
+expect_error(lambda: client.add_user_group(target_user=member, target_group=GroupRef(group_id="f" * 32)), 404, "group_not_found")
+assert [group.group_id for group in client.get_user(target_user=member).user.groups if group.group_id == group_id]
+done.append("addUserGroup")
+client.remove_user_group(target_user=member, target_group=team)
+expect_error(lambda: client.remove_user_group(target_user=member, target_group=team), 409, "not_member")
+done.append("removeUserGroup")
 
-    names = [group.name for group in groups.get_groups(workspace_user_api.GetGroupsRequest(**credentials)).groups]
-    assert "All Users" in names
-    done.append("getGroups")
+client.delete_user(target_user=member)
+expect_error(lambda: client.delete_user(target_user=member), 404, "user_not_found")
+done.append("deleteUser")
 
-    membership = workspace_user_api.UserGroupRequest(
-        target_user=workspace_user_api.UserRef(user_id=created.user_id),
-        target_group=workspace_user_api.GroupRef(group_id=group_id),
-        **credentials,
-    )
-    groups.add_user_group(membership)
-    expect_error(lambda: groups.add_user_group(membership), 409, "already_member")
-    done.append("addUserGroup")
-    groups.remove_user_group(membership)
-    done.append("removeUserGroup")
+# The user's whole history, newest first, naming fields and never a value.
+history = client.get_audit_events(target_user_id=created.user_id, page_size=50)
+operations = [event.operation for event in history.events]
+assert operations[0] == "deleteUser" and operations[-1] == "createUser", operations
+assert history.events[-1].actor == key.api_key and history.next_cursor is None
+assert "password" in history.events[-1].changed_fields
+since = datetime.now(timezone.utc) + timedelta(days=1)
+assert client.get_audit_events(since=since).events == []
+expect_error(lambda: client.get_audit_events(cursor="bm90LWEtY3Vyc29y"), 400, "invalid_cursor")
+expect_error(lambda: limited.get_audit_events(), 403, "permission_denied")
+done.append("getAuditEvents")
 
-    users.delete_user(workspace_user_api.DeleteUserRequest(
-        target_user=workspace_user_api.UserRef(user_id=created.user_id), **credentials,
-    ))
-    expect_error(lambda: users.delete_user(workspace_user_api.DeleteUserRequest(
-        target_user=workspace_user_api.UserRef(user_id=created.user_id), **credentials,
-    )), 404, "user_not_found")
-    done.append("deleteUser")
+assert client.get_health().status == "ok"
+done.append("getHealth")
+assert client.get_readiness().status == "ready"
+done.append("getReadiness")
+assert "<redoc" in client.get_api_reference().lower()
+done.append("getApiReference")
+assert len(client.get_api_reference_script()) > 100_000
+done.append("getApiReferenceScript")
+document = client.get_open_api_document()
+assert str(document["openapi"]).startswith("3.1"), document["openapi"]
+done.append("getOpenApiDocument")
 
-    # The user's whole history, newest first, with field names and never a value.
-    history = audit.get_audit_events(workspace_user_api.GetAuditEventsRequest(target_user_id=created.user_id, page_size=50, **credentials))
-    assert [event.operation for event in history.events][0] == "deleteUser", history
-    assert [event.operation for event in history.events][-1] == "createUser", history
-    assert history.events[-1].actor == credentials["api_key"] and history.next_cursor is None
-    assert all("password" not in str(event.to_dict()).lower() or "password" in event.changed_fields for event in history.events)
-    expect_error(lambda: audit.get_audit_events(workspace_user_api.GetAuditEventsRequest(cursor="bm90LWEtY3Vyc29y", **credentials)), 400, "invalid_cursor")
-    done.append("getAuditEvents")
+# No answer at all is a TransportError, never an ApiError.
+try:
+    WorkspaceClient(os.environ["CLOSED_URL"], timeout=5).get_health()
+    raise AssertionError("a closed port answered")
+except TransportError:
+    pass
+# Models read back what they write, and an answer of the wrong shape names the field.
+assert User.from_json(created.to_json()) == created
+try:
+    User.from_json({**created.to_json(), "locked": "yes"})
+    raise AssertionError("a string was read as a boolean")
+except UnexpectedResponse as error:
+    assert "User.locked" in str(error), error
+# The client's repr never shows the secret.
+assert os.environ["WORKSPACE_API_KEY_SECRET"] not in repr(client)
 
-print(json.dumps({"operations": done}))
+print(json.dumps({"operations": done, "codes": sorted(set(codes))}))

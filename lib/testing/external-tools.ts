@@ -1,6 +1,6 @@
 /**
  * The tools from outside the npm tree that some tests need (Chromium,
- * PostgreSQL, Java, python3, mount as root). Every one is treated alike:
+ * PostgreSQL, python3, mypy, mount as root). Every one is treated alike:
  * present, its tests run; missing outside CI, its tests are skipped with a
  * banner no one can miss; missing under CI=true, its tests run and fail,
  * saying what to install. `.ci/run` installs them all.
@@ -31,7 +31,7 @@ export const TOOLS = {
     return { name: `Chromium (${path})`, present: existsSync(path), install: 'apt-get install chromium, or set CHROMIUM_PATH' };
   },
   python3: (): ExternalTool => ({ name: 'python3', present: commandRuns('python3'), install: 'apt-get install python3' }),
-  java: (): ExternalTool => ({ name: 'Java', present: commandRuns('java', ['-version']), install: 'apt-get install default-jre-headless' }),
+  mypy: (): ExternalTool => ({ name: 'mypy', present: commandRuns('mypy'), install: 'apt-get install mypy' }),
   rootForMount: (): ExternalTool => ({
     name: 'root (to mount a tmpfs)',
     present: process.getuid?.() === 0,
