@@ -15,6 +15,7 @@ describe('test tiers, by file name', () => {
     assert.deepEqual(storesOf('server/store/postgres/open-store.integration.test.ts'), ['postgres']);
     assert.deepEqual(storesOf('server/faults.sqlite.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('scripts/bench.system.test.ts'), ['sqlite']);
+    assert.deepEqual(storesOf('server/sample/readme-python-client.system.test.ts'), ['sqlite']);
   });
 
   it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {

@@ -11,12 +11,15 @@
  * Integration and system tests run on each store: SQLite, then a throwaway
  * PostgreSQL (scripts/with-postgres.ts). A file with `sqlite` or `postgres` in
  * its name or folder runs on that store only, and the tests of the tooling in
- * scripts/, which opens no database of the test's choosing, run once.
+ * scripts/ and of the sample server, which open no database of the test's
+ * choosing, run once.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { createInterface } from 'node:readline';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { parseSummaryLine, recordTotals, type TestTotals } from './test-totals.js';
 
 export const TIERS = ['unit', 'integration', 'system'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -30,12 +33,15 @@ export function tierOf(file: string): Tier {
   return 'unit';
 }
 
+/** Folders whose tests open no database of the test's choosing (the tooling, the sample server): run once. */
+const DATABASE_FREE = ['scripts', join('server', 'sample')];
+
 /** The stores a test file runs on: none for unit tests. */
 export function storesOf(file: string): StoreName[] {
   if (tierOf(file) === 'unit') return [];
   const parts = file.split(sep).flatMap((part) => part.split('.'));
   if (parts.includes('postgres')) return ['postgres'];
-  if (parts.includes('sqlite') || file.startsWith(`scripts${sep}`)) return ['sqlite'];
+  if (parts.includes('sqlite') || DATABASE_FREE.some((folder) => file.startsWith(`${folder}${sep}`))) return ['sqlite'];
   return ['sqlite', 'postgres'];
 }
 
@@ -47,11 +53,23 @@ export function testFiles(): string[] {
   ).sort();
 }
 
-function run(command: string, args: string[]): number {
-  return spawnSync(command, args, { cwd: PROJECT_ROOT, stdio: 'inherit' }).status ?? 1;
+/**
+ * Runs Node's test runner, passing its output through, and returns its exit
+ * code with the totals of its closing summary (`ℹ pass 43` …), which are
+ * recorded for `scripts/test-totals.ts` to print per Node version.
+ */
+async function run(command: string, args: string[]): Promise<{ status: number; totals: TestTotals }> {
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
+  const totals: TestTotals = {};
+  for await (const line of createInterface({ input: child.stdout })) {
+    process.stdout.write(`${line}\n`);
+    Object.assign(totals, parseSummaryLine(line));
+  }
+  const status: number | null = child.exitCode ?? (await new Promise((resolve) => child.once('exit', resolve)));
+  return { status: status ?? 1, totals };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const tier = process.argv[2] as Tier;
   if (!TIERS.includes(tier)) {
     process.stderr.write(`usage: tsx scripts/run-tests.ts ${TIERS.join(' | ')}\n`);
@@ -59,23 +77,27 @@ function main(): void {
   }
   const files = testFiles().filter((file) => tierOf(file) === tier);
   const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec'];
-  if (tier === 'unit') process.exit(run(process.execPath, [...nodeTest, ...files]));
+  if (tier === 'unit') {
+    const { status, totals } = await run(process.execPath, [...nodeTest, ...files]);
+    recordTotals({ tier, store: null, ...totals });
+    process.exit(status);
+  }
   for (const store of ['sqlite', 'postgres'] as const) {
     const onStore = files.filter((file) => storesOf(file).includes(store));
     process.stdout.write(`\n== ${tier} tests on ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${onStore.length} files\n`);
-    const status =
-      store === 'sqlite'
-        ? run(process.execPath, [...nodeTest, ...onStore])
-        : run(process.execPath, [
-            '--import',
-            'tsx',
-            relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
-            process.execPath,
-            ...nodeTest,
-            ...onStore,
-          ]);
+    const { status, totals } = await (store === 'sqlite'
+      ? run(process.execPath, [...nodeTest, ...onStore])
+      : run(process.execPath, [
+          '--import',
+          'tsx',
+          relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
+          process.execPath,
+          ...nodeTest,
+          ...onStore,
+        ]));
+    recordTotals({ tier, store, ...totals });
     if (status !== 0) process.exit(status);
   }
 }
 
-if (process.argv[1] && relative(process.argv[1], join(PROJECT_ROOT, 'scripts', 'run-tests.ts')) === '') main();
+if (process.argv[1] && relative(process.argv[1], join(PROJECT_ROOT, 'scripts', 'run-tests.ts')) === '') await main();

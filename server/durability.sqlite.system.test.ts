@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteLibrary } from './store/sqlite/driver.js';
 import { verifyPassword } from './password/hashing.js';
 import { startServiceProcess } from './testing/process.js';
 
@@ -51,7 +51,7 @@ function postOnFreshConnection(url: string, operation: string, body: unknown): P
 }
 
 function readDatabase(path: string): { organizations: Map<string, string>; integrity: string; synchronous: number } {
-  const database = new BetterSqlite3(path, { readonly: true });
+  const database = new SqliteLibrary(path, { readonly: true });
   try {
     const rows = database.prepare('select user_id, organization from users').all() as { user_id: string; organization: string }[];
     return {
@@ -171,7 +171,7 @@ describe('durability', { timeout: 120_000 }, () => {
 
     // A connection the server had accepted but not yet read when it closed is refused, as with any server
     // (drain the load balancer first); what matters is that it changed nothing.
-    const database = new BetterSqlite3(path, { readonly: true });
+    const database = new SqliteLibrary(path, { readonly: true });
     try {
       assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
       const hashOf = database.prepare('select password_hash from users where user_id = ?');

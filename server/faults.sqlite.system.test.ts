@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteLibrary } from './store/sqlite/driver.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { type Answer, startTestService } from './testing/service.js';
@@ -92,7 +92,7 @@ describe('disk faults, as the operator sees them', () => {
       assert.equal((await service.request('/healthz')).status, 200, 'reads still work');
       await service.close();
 
-      const database = new BetterSqlite3(join(disk.path, 'workspace.db'), { readonly: true });
+      const database = new SqliteLibrary(join(disk.path, 'workspace.db'), { readonly: true });
       try {
         assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
         for (const user of acknowledged) {

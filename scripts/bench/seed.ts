@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import BetterSqlite3 from 'better-sqlite3';
+import { SqliteLibrary } from '../../server/store/sqlite/driver.js';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
@@ -23,7 +23,7 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
   const allUsers = (await store.groups.list())[0]!.group_id;
   await store.close();
 
-  const database = new BetterSqlite3(path);
+  const database = new SqliteLibrary(path);
   const userIds: string[] = [];
   const insertUser = database.prepare(
     `insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, realm, password_hash, created)
@@ -61,7 +61,7 @@ export async function seedAuditEvents(
   await store.apiKeys.insert(key.record, TEST_SETUP);
   await store.close();
 
-  const database = new BetterSqlite3(path);
+  const database = new SqliteLibrary(path);
   const insert = database.prepare(
     `insert into audit_events (event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields)
      values (?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone')`,

@@ -363,7 +363,7 @@ function readme(document: OpenApiDocument, operations: Operation[]): string {
     'try:',
     '    user = client.update_user(target_user=UserUpdate(user_id="6843cb344917cc7af7c44d70884d1eb1", password="weak")).user',
     'except ApiError as error:',
-    '    print(error.status, error.code, error.error_message)  # 400 weak_password password must …',
+    '    print(error.status, error.code, error.error_message)  # 400 weak_password Password must contain …',
     '```',
     '',
     '| method | request | what it does |',

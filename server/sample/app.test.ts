@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createLogger } from '../logger.js';
-import { createSampleApp } from './app.js';
+import { startSampleServer, type TestSampleServer } from '../testing/sample-server.js';
 import { buildRecords } from './records.js';
 
 describe('the sample data server', () => {
-  let server: Server;
+  let sample: TestSampleServer;
   let baseUrl: string;
   before(async () => {
-    server = createSampleApp({ logger: createLogger('silent'), validateResponses: true }).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    sample = await startSampleServer();
+    baseUrl = sample.baseUrl;
   });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => sample.close());
 
   it('serves a small HTML5 home page with a title and an h2 greeting (spec 4.2)', async () => {
     const response = await fetch(`${baseUrl}/`);

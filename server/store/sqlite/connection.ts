@@ -5,7 +5,8 @@
  */
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteLibrary } from './driver.js';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
 import type { Database } from '../schema.js';
 
@@ -41,7 +42,7 @@ function createDirectory(directory: string): void {
 
 export function openSqliteConnection(path: string): BetterSqlite3.Database {
   if (path !== ':memory:') createDirectory(dirname(path));
-  const connection = new BetterSqlite3(path);
+  const connection = new SqliteLibrary(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
   connection.pragma('foreign_keys = ON');
