@@ -108,8 +108,9 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
       };
     case 503:
       return async (f) => {
+        const request = isGet ? {} : await SUCCESS[operationId]!(f);
         f.arm(operationId, 'unavailable');
-        return {};
+        return request;
       };
   }
   return undefined;

@@ -6,7 +6,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
-import { BODY_LIMIT_BYTES, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
+import { BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
@@ -15,7 +15,7 @@ import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
-import { jsonBody, refuseUnreadableBody } from './http/request-body.js';
+import { jsonBody, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
@@ -74,7 +74,11 @@ export function createApp({
   if (metrics) app.use(metrics.middleware);
   app.use(apiHeaders);
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
-  app.use(refuseUnreadableBody(BODY_LIMIT_BYTES), ...jsonBody(BODY_LIMIT_BYTES));
+  app.use(
+    refuseUnreadableBody(BODY_LIMIT_BYTES),
+    refuseOverlongStream(BODY_LIMIT_BYTES, errorHandler),
+    ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),
+  );
   // 2. The contract: every request, and every response when asked.
   if (validateRequests || validateResponses) {
     app.use(
@@ -86,6 +90,8 @@ export function createApp({
         validateRequests: validateRequests && { allowUnknownQueryParameters: false },
         validateResponses,
         validateSecurity: false,
+        // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
+        validateFormats: 'full',
         // Only the contract's own spelling of a path is validated (and then routed); any other
         // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
         ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),

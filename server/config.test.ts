@@ -16,8 +16,22 @@ describe('settings from the environment', () => {
       shutdownDrainMs: 0,
       auditRetentionDays: 365,
       metrics: undefined,
+      connections: { total: 1_000, perClient: 100 },
+      databaseTimeouts: { connectMs: 3_000, statementMs: 5_000, lockMs: 1_000 },
     });
-    assert.deepEqual(loadSampleConfig({}), { host: '127.0.0.1', port: 5001, logLevel: 'info', validateResponses: false });
+    assert.deepEqual(loadSampleConfig({}), {
+      host: '127.0.0.1',
+      port: 5001,
+      logLevel: 'info',
+      validateResponses: false,
+      connections: { total: 1_000, perClient: 100 },
+    });
+    assert.deepEqual(loadConfig({ MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_CLIENT: '5' }).connections, { total: 50, perClient: 5 });
+    assert.deepEqual(
+      loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '200', DATABASE_STATEMENT_TIMEOUT_MS: '300', DATABASE_LOCK_TIMEOUT_MS: '0' })
+        .databaseTimeouts,
+      { connectMs: 200, statementMs: 300, lockMs: 0 },
+    );
     assert.equal(loadConfig({ PORT: '' }).port, 8080, 'an empty value is the default');
   });
 

@@ -7,10 +7,14 @@
  */
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
 
 export interface Config {
   host: string;
   port: number;
+  /** Open connections allowed, in all and per client address. */
+  connections: ConnectionLimits;
   databaseUrl: string;
   logLevel: LogLevel;
   /** Validate every response against the contract too (always on under NODE_ENV=test). */
@@ -26,6 +30,8 @@ export interface Config {
   auditRetentionDays: number;
   /** Where the metrics listener listens; undefined when METRICS_PORT is unset (no metrics). */
   metrics: { host: string; port: number } | undefined;
+  /** How long to wait on the database before answering 503 (store/timeouts.ts). */
+  databaseTimeouts: DatabaseTimeouts;
 }
 
 export interface AuthThrottleConfig {
@@ -127,6 +133,8 @@ const logLevel = z.preprocess(
 const sampleSchema = z.object({
   HOST: text('127.0.0.1'),
   PORT: wholeNumber(0, 65535, 5001),
+  MAX_CONNECTIONS: wholeNumber(1, 1_000_000, DEFAULT_CONNECTION_LIMITS.total),
+  MAX_CONNECTIONS_PER_CLIENT: wholeNumber(1, 1_000_000, DEFAULT_CONNECTION_LIMITS.perClient),
   LOG_LEVEL: logLevel,
   VALIDATE_RESPONSES: flag,
   NODE_ENV: text('production'),
@@ -144,6 +152,9 @@ const serviceSchema = sampleSchema.extend({
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
   METRICS_PORT: optionalWholeNumber(1, 65535),
   METRICS_HOST: text('127.0.0.1'),
+  DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000, DEFAULT_DATABASE_TIMEOUTS.connectMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(100, 3_600_000, DEFAULT_DATABASE_TIMEOUTS.statementMs),
+  DATABASE_LOCK_TIMEOUT_MS: wholeNumber(0, 600_000, DEFAULT_DATABASE_TIMEOUTS.lockMs),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -157,10 +168,17 @@ function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output
   throw new ConfigError(`${name}=${shown(env[name])} is not allowed: expected ${issue!.message}`);
 }
 
+const connectionsOf = (settings: z.output<typeof sampleSchema>): ConnectionLimits => ({
+  total: settings.MAX_CONNECTIONS,
+  perClient: settings.MAX_CONNECTIONS_PER_CLIENT,
+});
+
 /** The sample data server's settings: where to listen, and how much to log. */
 export interface SampleConfig {
   host: string;
   port: number;
+  /** Open connections allowed, in all and per client address. */
+  connections: ConnectionLimits;
   logLevel: LogLevel;
   validateResponses: boolean;
 }
@@ -170,6 +188,7 @@ export function loadSampleConfig(env: NodeJS.ProcessEnv = process.env): SampleCo
   return {
     host: settings.HOST,
     port: settings.PORT,
+    connections: connectionsOf(settings),
     logLevel: settings.LOG_LEVEL,
     validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
   };
@@ -180,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: settings.HOST,
     port: settings.PORT,
+    connections: connectionsOf(settings),
     databaseUrl: settings.DATABASE_URL,
     logLevel: settings.LOG_LEVEL,
     validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
@@ -193,5 +213,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
     metrics: settings.METRICS_PORT === undefined ? undefined : { host: settings.METRICS_HOST, port: settings.METRICS_PORT },
+    databaseTimeouts: {
+      connectMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockMs: settings.DATABASE_LOCK_TIMEOUT_MS,
+    },
   };
 }

@@ -52,7 +52,7 @@ describe('disk faults, as the operator sees them', () => {
   after(() => rm(directory, { recursive: true, force: true }));
 
   it(
-    'a full disk: requests fail with SQLITE_FULL in the log (not a failed rollback), and every acknowledged write is kept',
+    'a full disk: 503 storage_full with Retry-After, SQLITE_FULL in the log (not a failed rollback), /readyz not ready, and every acknowledged write kept',
     needsMount,
     async (t) => {
       assertPresent(root);
@@ -70,23 +70,29 @@ describe('disk faults, as the operator sees them', () => {
         else failed = answer;
       }
       assert.ok(failed, 'the disk never filled');
-      assert.deepEqual(failed.body, { error_message: 'Internal server error', code: 'internal_error' });
+      assert.equal(failed.status, 503);
+      assert.deepEqual(failed.body, { error_message: 'The database is out of space; retry in 30 s', code: 'storage_full' });
+      assert.equal(failed.headers.get('retry-after'), '30');
+      const readiness = await service.request('/readyz');
+      assert.deepEqual([readiness.status, readiness.body.error_message], [503, 'Not ready: the database is out of space']);
       // Updates commit in groups: a group that fails must fail alone, with the same cause.
       const updates = await Promise.all(
         acknowledged.map((user) =>
           service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, organization: 'z'.repeat(255) } }),
         ),
       );
-      assert.ok(updates.every((answer) => answer.status === 200 || answer.status === 500));
+      assert.ok(updates.every((answer) => answer.status === 200 || answer.status === 503));
       for (const [index, answer] of updates.entries()) if (answer.status === 200) acknowledged[index]!.organization = 'z'.repeat(255);
 
       const errors = service
         .logs()
         .split('\n')
-        .filter((line) => line.includes('"request failed"'));
+        .filter((line) => line.includes('"database unavailable"'));
       assert.ok(errors.length > 0);
+      assert.doesNotMatch(service.logs(), /"request failed"/);
       for (const line of errors) {
-        assert.match(line, /"code":"SQLITE_FULL"/);
+        assert.match(line, /"fault":"full"/);
+        assert.match(line, /SQLITE_FULL/);
         assert.doesNotMatch(line, /cannot rollback/);
       }
       assert.equal((await service.request('/healthz')).status, 200, 'reads still work');

@@ -49,13 +49,17 @@ async function main(): Promise<void> {
   let current: Listener = whileStarting(readiness, appReady);
   const opened: { store?: Store } = {};
   const metrics = config.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
-  const opening = openStore(config.databaseUrl, metrics ? { onGroupCommit: metrics.observeGroupCommit } : {});
+  const opening = openStore(config.databaseUrl, {
+    timeouts: config.databaseTimeouts,
+    ...(metrics ? { onGroupCommit: metrics.observeGroupCommit } : {}),
+  });
   const metricsServer = metrics && config.metrics ? serveMetrics(metrics, { ...config.metrics, logger }) : undefined;
   const server = serve((req, res) => current(req, res), {
     name: 'workspace service',
     bodyLimitBytes: BODY_LIMIT_BYTES,
     host: config.host,
     port: config.port,
+    connections: config.connections,
     logger,
     details: { database: config.databaseUrl.split(':')[0] },
     onStopping: () => {

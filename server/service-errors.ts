@@ -3,6 +3,7 @@
  * Anything thrown that is not an ServiceError becomes a 500 with no details.
  */
 import type { components } from '../generated/workspace/types.js';
+import type { StoreFaultKind } from './store/faults.js';
 
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -56,3 +57,17 @@ export const userNotFound = () => new ServiceError(404, 'user_not_found', 'User 
 export const groupNotFound = () => new ServiceError(404, 'group_not_found', 'Group not found');
 export const usernameTaken = () => new ServiceError(409, 'username_taken', 'Username is already taken');
 export const internalError = () => new ServiceError(500, 'internal_error', 'Internal server error');
+
+/** The answer to each kind of database fault (store/faults.ts): its code, its wording, and when to come back. */
+const UNAVAILABLE: Record<StoreFaultKind, { code: ErrorCode; message: string; retryAfterSeconds: number }> = {
+  unreachable: { code: 'unavailable', message: 'The service cannot reach its database', retryAfterSeconds: 5 },
+  busy: { code: 'database_busy', message: 'The database is busy', retryAfterSeconds: 1 },
+  full: { code: 'storage_full', message: 'The database is out of space', retryAfterSeconds: 30 },
+};
+
+export function databaseUnavailable(kind: StoreFaultKind): ServiceError {
+  const { code, message, retryAfterSeconds } = UNAVAILABLE[kind];
+  return new ServiceError(503, code, `${message}; retry in ${retryAfterSeconds} s`, undefined, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+}

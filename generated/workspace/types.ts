@@ -214,9 +214,10 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description Answers 200 when the process can work and reach its database, from the moment it
-         *     listens (while it migrates, too) until it stops. Readiness for traffic is
-         *     `GET /readyz`. Needs no credentials.
+         * @description Answers 200 whenever the process can answer at all, from the moment it listens
+         *     (while it migrates, too) until it stops. It does not ask the database: a database
+         *     outage is not mended by restarting the service, so it shows in `GET /readyz`
+         *     instead, the probe for whether to send traffic. Needs no credentials.
          */
         get: operations["getHealth"];
         put?: never;
@@ -241,10 +242,12 @@ export interface paths {
         /**
          * Readiness
          * @description Answers 200 when the service should receive traffic: its migrations are done, it is
-         *     not shutting down, and its database answers. While it starts, and from a SIGTERM
-         *     until it stops, it answers 503 so that a load balancer drains it first. `GET /healthz`
-         *     is the liveness probe: it stays 200 while the process can work at all, migrations
-         *     included. Needs no credentials.
+         *     not shutting down, and its database answers within a second and has not just run
+         *     out of space. While it starts, from a SIGTERM until it stops, and while its database
+         *     is unreachable, frozen, out of connections or out of space, it answers 503 so that
+         *     a load balancer sends requests elsewhere; it is ready again by itself once the
+         *     database recovers. `GET /healthz` is the liveness probe: it stays 200 while the
+         *     process can answer at all. Needs no credentials.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -381,7 +384,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "not_ready" | "request_timeout";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -478,8 +481,9 @@ export interface components {
          *     surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
          *     the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
          *     and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-         *     punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
-         *     direction overrides), spaces, other symbols and compatibility characters are not, nor are
+         *     punctuation are accepted; controls, invisible characters (zero-width spaces, direction
+         *     overrides, variation selectors, fillers: every default-ignorable code point), more than
+         *     four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
          *     letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
          *     Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
          *     profile refuses gets `400` with the code `invalid_username` and a message that says why.
@@ -608,12 +612,12 @@ export interface components {
             actor?: string;
             /**
              * Format: date-time
-             * @description Only events at or after this time.
+             * @description Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
              */
             since?: string;
             /**
              * Format: date-time
-             * @description Only events before this time.
+             * @description Only events before this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
              */
             until?: string;
             /** @description Events per page; default 100. */
@@ -662,7 +666,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The body does not match the contract (malformed JSON, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
+        /** @description The body does not match the contract (malformed JSON, JSON nested more than 64 arrays or objects deep, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
         InvalidRequest: {
             headers: {
                 [name: string]: unknown;
@@ -688,7 +692,9 @@ export interface components {
         };
         /**
          * @description The request body is larger than the service accepts (32 KiB). A `Content-Length` over
-         *     the limit is answered at once, without reading the body, and the connection is closed.
+         *     the limit is answered at once, without reading the body; a body sent without one
+         *     (chunked) is answered as soon as it passes the limit. Either way the connection is
+         *     closed.
          */
         PayloadTooLarge: {
             headers: {
@@ -729,6 +735,26 @@ export interface components {
         /** @description The service failed. The error is logged with the request's id (the `X-Request-Id` header); the answer never holds details. */
         InternalError: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The database cannot do its part right now, and nothing is wrong with the request: it
+         *     cannot be reached or did not answer in time (`unavailable`), it is locked by another
+         *     writer or out of connections (`database_busy`), or it is out of space
+         *     (`storage_full`). Send the same request again after `Retry-After` seconds. A write
+         *     answered 503 may or may not have been applied (the database may have gone away
+         *     while it committed), so read before writing again where that matters; every write
+         *     this API offers can be sent twice safely except `create_user`, whose second attempt
+         *     may answer 409.
+         */
+        Unavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -823,15 +849,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The service cannot reach its database. */
-        Unavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /**
          * @description The service is not ready for traffic: it is starting (migrating its database) or
          *     stopping (draining before it closes), or its database does not answer. A load
@@ -881,6 +898,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUsers: {
@@ -912,6 +930,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUser: {
@@ -944,6 +963,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createUser: {
@@ -976,6 +996,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateUser: {
@@ -1009,6 +1030,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUser: {
@@ -1041,6 +1063,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getGroups: {
@@ -1072,6 +1095,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     addUserGroup: {
@@ -1113,6 +1137,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeUserGroup: {
@@ -1154,6 +1179,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getAuditEvents: {
@@ -1185,6 +1211,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getHealth: {
@@ -1207,7 +1234,6 @@ export interface operations {
             };
             400: components["responses"]["UnknownQueryParameter"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
         };
     };
     headHealth: {
@@ -1235,13 +1261,6 @@ export interface operations {
             };
             /** @description A failure of the service. (No body: a HEAD answer has none.) */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The database cannot be reached. (No body: a HEAD answer has none.) */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,6 +42,8 @@ export const SORTABLE_FIELDS: readonly SortableField[] = schemas.GetUsersRequest
 
 /** The largest request body the service reads (the PayloadTooLarge response's `x-body-limit-bytes`). */
 export const BODY_LIMIT_BYTES: number = WORKSPACE_DOCUMENT.components.responses.PayloadTooLarge['x-body-limit-bytes'];
+/** The deepest nesting of arrays and objects a request body may have (the InvalidRequest response's `x-json-depth-limit`). */
+export const JSON_DEPTH_LIMIT: number = WORKSPACE_DOCUMENT.components.responses.InvalidRequest['x-json-depth-limit'];
 
 function requiredPermission(operationId: string, value: unknown): RequiredPermission {
   if (value === 'none' || value === 'authenticated' || PERMISSIONS.includes(value as Permission)) {

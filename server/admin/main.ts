@@ -54,7 +54,8 @@ function keyStatus(key: ApiKeyRecord, now = new Date()): string {
 
 /** Opens the store for one command and always closes it. */
 async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(process.env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  // A person is waiting, and the service holds the write lock only for moments: wait longer for it.
+  const store = await openStore(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { timeouts: { lockMs: 5_000 } });
   try {
     return await run(store);
   } finally {

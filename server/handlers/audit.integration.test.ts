@@ -191,6 +191,19 @@ describe(`the audit trail (${TEST_STORE})`, () => {
     const withOffset = await service.callAsAdmin('get_audit_events', { actor: limited.api_key, since: '2000-01-01T00:00:00+01:00' });
     assert.equal(withOffset.body.events.length, 5);
 
+    // Only times on the calendar: an hour past 23, a 30th of February and a leap second are each a 400 naming the field.
+    for (const [field, time] of [
+      ['since', '2026-11-24T25:00:00Z'],
+      ['until', '2026-11-24T24:30:00Z'],
+      ['since', '2026-02-30T00:00:00Z'],
+      ['until', '2026-12-31T23:59:60Z'],
+    ] as const) {
+      const refused = await service.callAsAdmin('get_audit_events', { [field]: time });
+      assert.equal(refused.status, 400, `${time}: ${refused.text}`);
+      assert.equal(refused.body.code, 'invalid_request');
+      assert.equal(refused.body.errors[0].path, `/body/${field}`, refused.text);
+    }
+
     const forged = await service.callAsAdmin('get_audit_events', { cursor: Buffer.from('not an event').toString('base64url') });
     assert.equal(forged.status, 400);
     assert.equal(forged.body.code, 'invalid_cursor');

@@ -1,4 +1,5 @@
 /** getAuditEvents: the audit trail, newest first, a page at a time by cursor. */
+import { ServiceError } from '../service-errors.js';
 import { invalidCursor } from './user-cursor.js';
 import type { Handlers, Services } from './types.js';
 
@@ -18,8 +19,19 @@ function eventAfter(cursor: string): string {
   return eventId;
 }
 
-/** Times as stored (UTC, milliseconds), so that text comparison is time comparison. */
-const asStored = (time: string | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
+/**
+ * A time as stored (UTC, milliseconds), so that text comparison is time
+ * comparison. The contract has refused what is not a calendar date and time;
+ * what is left that JavaScript cannot place is a leap second (`23:59:60Z`).
+ */
+function asStored(time: string, field: 'since' | 'until'): string {
+  const parsed = new Date(time);
+  if (Number.isNaN(parsed.getTime())) {
+    const message = 'is a leap second (:60), which this service does not record events at; use :59';
+    throw new ServiceError(400, 'invalid_request', `Invalid request: /body/${field}: ${message}`, [{ path: `/body/${field}`, message }]);
+  }
+  return parsed.toISOString();
+}
 
 export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEvents'> {
   return {
@@ -29,8 +41,8 @@ export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEven
         ...(cursor === undefined ? {} : { after: eventAfter(cursor) }),
         ...(target_user_id === undefined ? {} : { targetUserId: target_user_id }),
         ...(actor === undefined ? {} : { actor }),
-        ...(since === undefined ? {} : { since: asStored(since) }),
-        ...(until === undefined ? {} : { until: asStored(until) }),
+        ...(since === undefined ? {} : { since: asStored(since, 'since') }),
+        ...(until === undefined ? {} : { until: asStored(until, 'until') }),
       });
       return { events, next_cursor: more ? auditCursor(events.at(-1)!.event_id) : null };
     },

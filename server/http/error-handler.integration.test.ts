@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import type { Store } from '../store/repositories.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
+import { StoreUnavailableError } from '../store/faults.js';
 import { withOverrides } from '../testing/store-overrides.js';
 
 /** Every error answer is the contract's JSON error shape and nothing else. */
@@ -158,8 +159,12 @@ describe('failures inside the service', () => {
               throw new Error('disk I/O error at /var/lib/secret-path');
             },
           },
-          ping: async () => {
-            throw new Error('database is locked');
+          // A database that never answers: liveness must not wait for it.
+          unreadyBecause: () => new Promise(() => {}),
+          audit: {
+            list: async () => {
+              throw new StoreUnavailableError('busy', { cause: new Error('SQLITE_BUSY: database is locked') });
+            },
           },
           users: {
             // A store bug that would leak a hash: response validation must stop it.
@@ -189,16 +194,24 @@ describe('failures inside the service', () => {
     );
   });
 
-  it('503 unavailable from /healthz when the database does not answer, to HEAD as well', async () => {
-    assertErrorShape(await service.request('/healthz'), 503, 'unavailable');
-    const head = await service.request('/healthz', { method: 'HEAD' });
-    assert.deepEqual([head.status, head.text], [503, '']);
+  it('200 from /healthz when the database does not answer, to HEAD as well: liveness never waits on it', async () => {
+    assert.equal((await service.request('/healthz', { signal: AbortSignal.timeout(1_000) })).status, 200);
+    const head = await service.request('/healthz', { method: 'HEAD', signal: AbortSignal.timeout(1_000) });
+    assert.deepEqual([head.status, head.text], [200, '']);
   });
 
-  it('503 not_ready from /readyz when the database does not answer', async () => {
-    const answer = await service.request('/readyz');
-    assertErrorShape(answer, 503, 'not_ready');
-    assert.equal(answer.body.error_message, 'Not ready: the database does not answer');
+  it('503 database_busy with Retry-After from an operation whose database is locked, the cause in the log and not the answer', async () => {
+    const answer = await service.callAsAdmin('get_audit_events');
+    assertErrorShape(answer, 503, 'database_busy');
+    assert.equal(answer.headers.get('retry-after'), '1');
+    assert.doesNotMatch(answer.text, /SQLITE/);
+    const requestId = answer.headers.get('x-request-id')!;
+    const line = service
+      .logs()
+      .split('\n')
+      .find((entry) => entry.includes(requestId) && entry.includes('database unavailable'));
+    assert.match(line ?? '', /SQLITE_BUSY: database is locked/);
+    assert.doesNotMatch(line ?? '', /"stack"/);
   });
 
   it('refuses to send a response that breaks the contract, so a hash can never leak', async () => {

@@ -5,7 +5,8 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { OPERATIONS } from '../../lib/contract/operations.js';
-import { ServiceError, type ErrorDetail, internalError } from '../service-errors.js';
+import { ServiceError, type ErrorDetail, databaseUnavailable, explain, internalError } from '../service-errors.js';
+import { StoreUnavailableError } from '../store/faults.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import { requestLogger } from './request-logging.js';
 import { sendJson } from './send-json.js';
@@ -89,6 +90,7 @@ function invalidRequest(errors: ValidatorError['errors'], req: Request): Service
 
 export function toServiceError(error: unknown, req: Request): ServiceError {
   if (error instanceof ServiceError) return error;
+  if (error instanceof StoreUnavailableError) return databaseUnavailable(error.kind);
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.parse.failed':
@@ -133,7 +135,10 @@ export const notFoundHandler: RequestHandler = (req) => {
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
   const serviceError = toServiceError(error, req);
-  if (serviceError.status >= 500) {
+  if (error instanceof StoreUnavailableError) {
+    // A fault of the moment, not a bug: its cause goes to the log, without a stack.
+    requestLogger(req, res).warn({ fault: error.kind, cause: explain(error.cause) }, 'database unavailable');
+  } else if (serviceError.status >= 500 && !(error instanceof ServiceError)) {
     // The cause goes to the log, under the request id the client was given; the client gets nothing more.
     requestLogger(req, res).error({ err: error }, 'request failed');
   }

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT } from '../../lib/contract/operations.js';
 import { rawRequest } from '../../lib/testing/raw-http.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
 
@@ -147,6 +149,33 @@ describe('hostile input', () => {
       });
       assert.deepEqual(polite.statuses, [100, 200]);
     });
+
+    it('413 for a chunked body as soon as it passes the limit (of a 10 MB one, at most the limit and a chunk read), and closes the connection', async () => {
+      const { hostname, port } = new URL(service.baseUrl);
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => {});
+      await once(socket, 'connect');
+      socket.write(
+        'POST /api/public/get_groups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
+      let answer = '';
+      let closed = false;
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('close', () => (closed = true));
+      const chunk = 4_096;
+      let sent = 0;
+      // One chunk at a time, each given a moment to be answered: the answer cannot hide behind a full buffer.
+      while (answer === '' && !closed && sent < 10_000_000) {
+        socket.write(`${chunk.toString(16)}\r\n${' '.repeat(chunk)}\r\n`);
+        sent += chunk;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.match(answer, /^HTTP\/1\.1 413 [\s\S]*"code":"payload_too_large"/);
+      assert.ok(sent <= BODY_LIMIT_BYTES + 2 * chunk, `answered after ${sent} bytes`);
+      for (let waited = 0; !closed && waited < 1_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok(closed, 'the connection is closed');
+      socket.destroy();
+    });
   });
 
   it('answers malformed and smuggling-prone HTTP with a JSON 400 and closes the connection', async () => {
@@ -178,6 +207,25 @@ describe('hostile input', () => {
     assert.equal(longHeader.status, 431);
     assert.equal(JSON.parse(longHeader.body).code, 'payload_too_large');
     assert.equal(await snapshot(service), before);
+  });
+
+  it('answers JSON nested past the documented depth with 400 before authenticating, an unpaired surrogate inside included, and logs no stack', async () => {
+    const deep = `{"api_key":"x","api_key_secret":"y","a":${'['.repeat(5_000)}"\\ud800"${']'.repeat(5_000)}}`;
+    const answer = await service.request('/api/public/get_groups', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: deep,
+    });
+    assertError(answer, 400, 'invalid_request');
+    assert.match(answer.body.error_message, new RegExp(`nested more than ${JSON_DEPTH_LIMIT} deep`));
+    const shallowEnough = `{"a":${'['.repeat(JSON_DEPTH_LIMIT - 1)}${']'.repeat(JSON_DEPTH_LIMIT - 1)}}`;
+    const refusedForOtherReasons = await service.request('/api/public/get_groups', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: shallowEnough,
+    });
+    assert.doesNotMatch(refusedForOtherReasons.text, /nested more than/);
+    assert.doesNotMatch(service.logs(), /RangeError|Maximum call stack/);
   });
 
   it('answers deeply nested JSON with 400, not a crash', async () => {
@@ -222,6 +270,13 @@ describe('usernames under the username profile', () => {
     ['a Cyrillic а among Latin letters', 'аdmin', /mixes letters of Cyrillic and Latin/],
     ['Greek among Latin', 'αdmin', /mixes letters of Greek and Latin/],
     ['a zero-width space', 'admin\u200b', /invisible formatting characters.*U\+200B/],
+    ['a variation selector (shows as admin)', 'admin\ufe0f', /invisible.*U\+FE0F/],
+    ['a combining grapheme joiner', 'ad\u034fmin', /invisible.*U\+034F/],
+    ['a variation selector supplement', 'admin\u{e0100}', /invisible.*U\+E0100/],
+    ['a Khmer inherent vowel', 'admin\u17b4', /invisible.*U\+17B4/],
+    ['a Hangul filler', 'admin\u115f', /invisible.*U\+115F/],
+    ['a half-width Hangul filler', 'admin\uffa0', /invisible characters \(U\+1160\)/],
+    ['a run of combining marks', 'ad\u0301\u0302\u0303\u0304\u0305min', /more than 4 combining marks/],
     ['a bidi override', 'user\u202eexe.txt', /invisible formatting characters.*U\+202E/],
     ['an escape sequence', '\x1b[31mred', /control characters \(U\+001B\)/],
     ['a space inside', 'ad min', /spaces/],

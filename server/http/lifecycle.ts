@@ -5,7 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { clientKey } from './client-key.js';
 import type { Logger } from '../logger.js';
+import type { ErrorBody } from '../service-errors.js';
 
 /** What answers requests: an express app, or the service's stand-in while it starts (starting.ts). */
 export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -28,10 +30,44 @@ export const SERVER_TIMEOUTS = {
   checkIntervalMs: 1_000,
 };
 
+/** How many connections may be open at once, so that no client can take every file descriptor (MAX_CONNECTIONS…). */
+export interface ConnectionLimits {
+  /** In all. */
+  total: number;
+  /** From one client address (an IPv6 client: its /64). Behind a proxy every connection is the proxy's. */
+  perClient: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { total: 1_000, perClient: 100 };
+
+/** How long a refused or timed-out connection gets to take its short answer before it is destroyed regardless. */
+const FAREWELL_MS = 1_000;
+
 export interface HttpServerOptions {
   /** Bodies declared longer than this get no `100 Continue`: the app answers 413 without reading them. */
   bodyLimitBytes?: number;
   timeouts?: Partial<typeof SERVER_TIMEOUTS>;
+  connections?: Partial<ConnectionLimits>;
+}
+
+/**
+ * Writes a last answer and destroys the connection once it is sent (or after
+ * FAREWELL_MS, for a client that does not read). Ending alone is not enough:
+ * it closes only our half, and a client that never closes its own would keep
+ * the socket, and its file descriptor, for ever.
+ */
+function answerAndDestroy(socket: Socket, status: number, reason: string, body: ErrorBody, headers: Record<string, string> = {}): void {
+  if (!socket.writable) return void socket.destroy();
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  setTimeout(() => socket.destroy(), FAREWELL_MS).unref();
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${extra}Connection: close\r\n\r\n${text}`,
+    () => socket.destroy(),
+  );
 }
 
 /**
@@ -41,18 +77,46 @@ export interface HttpServerOptions {
  * shape too, then the connection is closed.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) return void socket.destroy();
   const [status, reason, code, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time']
+      ? ([408, 'Request Timeout', 'request_timeout', 'The request was not received in time'] as const)
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'payload_too_large', 'Request headers are too large']
-        : [400, 'Bad Request', 'invalid_request', 'Invalid request: malformed HTTP'];
-  const body = JSON.stringify({ error_message: message, code });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-  );
+        ? ([431, 'Request Header Fields Too Large', 'payload_too_large', 'Request headers are too large'] as const)
+        : ([400, 'Bad Request', 'invalid_request', 'Invalid request: malformed HTTP'] as const);
+  answerAndDestroy(socket, status, reason, { error_message: message, code });
+}
+
+/**
+ * Counts open connections, in all and per client, and turns away one past
+ * either bound at once: a short 503 and the connection destroyed, before it
+ * can hold a file descriptor or a request slot.
+ */
+function boundConnections(server: Server, limits: ConnectionLimits): void {
+  const perClient = new Map<string, number>();
+  let total = 0;
+  server.on('connection', (socket: Socket) => {
+    const client = clientKey(socket.remoteAddress ?? 'unknown');
+    const fromClient = perClient.get(client) ?? 0;
+    if (total >= limits.total || fromClient >= limits.perClient) {
+      const which = total >= limits.total ? 'the service has' : 'this client has';
+      answerAndDestroy(
+        socket,
+        503,
+        'Service Unavailable',
+        { error_message: `Too many connections: ${which} as many open as allowed; close some and retry`, code: 'too_many_connections' },
+        { 'Retry-After': '1' },
+      );
+      return;
+    }
+    total += 1;
+    perClient.set(client, fromClient + 1);
+    socket.once('close', () => {
+      total -= 1;
+      const left = (perClient.get(client) ?? 1) - 1;
+      if (left === 0) perClient.delete(client);
+      else perClient.set(client, left);
+    });
+  });
 }
 
 /** HTTP/1.1 requires a Host header (RFC 9112, 3.2). */
@@ -64,7 +128,7 @@ function refuseWithoutHost(res: ServerResponse): void {
 const declaredLength = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0);
 
 /** The app on a Node HTTP server with the service's limits; `listen` is left to the caller. */
-export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {} }: HttpServerOptions = {}): Server {
+export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {}, connections = {} }: HttpServerOptions = {}): Server {
   const limits = { ...SERVER_TIMEOUTS, ...timeouts };
   // Bounded so that slow or idle clients cannot hold connections forever.
   const server = createServer(
@@ -79,6 +143,7 @@ export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {} 
     (req, res) => (req.httpVersion === '1.1' && req.headers.host === undefined ? refuseWithoutHost(res) : app(req, res)),
   );
   server.on('clientError', answerClientError);
+  boundConnections(server, { ...DEFAULT_CONNECTION_LIMITS, ...connections });
   // Node would send `100 Continue` to every `Expect: 100-continue` and so invite a body the app refuses.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (bodyLimitBytes === undefined || !(declaredLength(req) > bodyLimitBytes)) res.writeContinue();

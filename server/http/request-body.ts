@@ -8,12 +8,14 @@
  *     in their place and stored a changed value without a word;
  *   - strings holding an unpaired surrogate (`"\ud800"`, valid JSON but not
  *     Unicode text): 400, where the stores would each replace it in their own way.
+ *   - a body with no declared length (chunked) that grows past the limit: 413
+ *     as soon as it does, and the connection closed (refuseOverlongStream).
  * An answer sent before the body was read closes the connection (error-handler.ts),
  * so the rest of that body is never read.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import express, { type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { ServiceError } from '../service-errors.js';
 
 const payloadTooLarge = () => new ServiceError(413, 'payload_too_large', 'Request body is too large');
@@ -38,6 +40,33 @@ export function refuseUnreadableBody(limitBytes: number): RequestHandler {
   };
 }
 
+/**
+ * Counts a chunked body's bytes as they arrive and, once they pass the limit,
+ * answers 413 at once (through `answer`, the app's error handler) and
+ * destroys the connection when that is sent. body-parser would notice too,
+ * but it reads the rest of the body before it answers, and a body that never
+ * ends is never answered and never closed.
+ *
+ * The listener is added just before body-parser adds its own, in the same
+ * turn, so both see every chunk.
+ */
+export function refuseOverlongStream(limitBytes: number, answer: ErrorRequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return next();
+    let received = 0;
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= limitBytes) return;
+      req.off('data', count);
+      res.once('finish', () => req.socket.destroy());
+      answer(payloadTooLarge(), req, res, () => {});
+    };
+    req.on('data', count);
+    req.once('end', () => req.off('data', count));
+    next();
+  };
+}
+
 const notText = () => unreadable('the body holds a string with an unpaired surrogate (\\uD800–\\uDFFF), which is not text');
 
 /**
@@ -50,24 +79,65 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const ESCAPES_SURROGATE = Symbol('the body escapes a surrogate');
 type MarkedRequest = IncomingMessage & { [ESCAPES_SURROGATE]?: true };
 
-/** Whether every key and string in a parsed JSON value is well-formed Unicode. */
+/** Whether every key and string in a parsed JSON value is well-formed Unicode; a walk with a stack of its own, not the call stack. */
 function isWellFormedText(value: unknown): boolean {
-  if (typeof value === 'string') return value.isWellFormed();
-  if (Array.isArray(value)) return value.every(isWellFormedText);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(([key, member]) => key.isWellFormed() && isWellFormedText(member));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === 'string') {
+      if (!current.isWellFormed()) return false;
+    } else if (Array.isArray(current)) {
+      pending.push(...current);
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, member] of Object.entries(current)) {
+        if (!key.isWellFormed()) return false;
+        pending.push(member);
+      }
+    }
   }
   return true;
 }
 
-/** The JSON body parser, then the check of a marked body's text. */
-export function jsonBody(limitBytes: number): RequestHandler[] {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]); // [ {
+const CLOSERS = new Set([0x5d, 0x7d]); // ] }
+
+/** Whether the raw JSON opens more than `limit` arrays and objects inside each other (brackets in strings aside). */
+function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at]!;
+    if (inString) {
+      if (byte === BACKSLASH) at++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (OPENERS.has(byte)) {
+      if (++depth > limit) return true;
+    } else if (CLOSERS.has(byte)) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * The JSON body parser, then the check of a marked body's text. Nesting is
+ * bounded before parsing: every later walk of the body (the validator's, the
+ * surrogate check's) then has a known depth.
+ */
+export function jsonBody(limitBytes: number, depthLimit: number): RequestHandler[] {
   return [
     express.json({
       limit: limitBytes,
       inflate: false,
       verify(req, _res, body) {
         if (!isUtf8(body)) throw unreadable('the body is not valid UTF-8');
+        // A body shorter than the limit cannot nest past it.
+        if (body.length > depthLimit && nestsDeeperThan(body, depthLimit))
+          throw unreadable(`the JSON is nested more than ${depthLimit} deep`);
         if (body.includes('\\u') && SURROGATE_ESCAPE.test(body.toString('latin1'))) (req as MarkedRequest)[ESCAPES_SURROGATE] = true;
       },
     }),

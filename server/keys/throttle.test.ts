@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ServiceError } from '../service-errors.js';
-import { AuthThrottle, throttleKey } from './throttle.js';
+import { clientKey as throttleKey } from '../http/client-key.js';
+import { AuthThrottle } from './throttle.js';
 
 const blocked = (throttle: AuthThrottle, address: string) => {
   try {

@@ -12,9 +12,9 @@
  * `capacity` clients (about 200 bytes each): when it is full, the client whose
  * last failure is oldest is forgotten. Several instances each count their own.
  */
-import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import type { AuthThrottleConfig } from '../config.js';
+import { clientKey } from '../http/client-key.js';
 import { ServiceError } from '../service-errors.js';
 
 export const DEFAULT_THROTTLE_CAPACITY = 100_000;
@@ -23,15 +23,6 @@ interface FailureCount {
   failures: number;
   /** When the window, counted from the first failure, ends (ms since the epoch). */
   resetAt: number;
-}
-
-/** The key a client's failures are counted under: the IPv4 address, or the IPv6 address's /64. */
-export function throttleKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:192.0.2.1) counts as the IPv4 address
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
-  return `${network.join(':')}::/64`;
 }
 
 export class AuthThrottle {
@@ -53,12 +44,12 @@ export class AuthThrottle {
 
   /** Throws the 429 when this client has used up its failures. */
   assertAllowed(address: string): void {
-    const count = this.#counts.get(throttleKey(address), { updateAgeOnGet: false });
+    const count = this.#counts.get(clientKey(address), { updateAgeOnGet: false });
     if (count && count.failures >= this.#maxFailures) throw rateLimited(count.resetAt - Date.now());
   }
 
   recordFailure(address: string): void {
-    const key = throttleKey(address);
+    const key = clientKey(address);
     const count = this.#counts.get(key, { updateAgeOnGet: false });
     if (count) {
       count.failures += 1;

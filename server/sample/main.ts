@@ -11,6 +11,7 @@ try {
     name: 'sample data server',
     host: config.host,
     port: config.port,
+    connections: config.connections,
     logger,
   });
 } catch (error) {

@@ -9,6 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
+import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyGroupRepository } from './group-repository.js';
 import { registerInspection } from './inspection.js';
 import { migrateToLatest } from './migrations.js';
@@ -16,6 +17,7 @@ import type { Store } from './repositories.js';
 import type { Database } from './schema.js';
 import { openSqlite } from './sqlite/connection.js';
 import { sqliteTraits } from './sqlite/traits.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './timeouts.js';
 import { KyselyUserRepository } from './user-repository.js';
 
 export class StoreOpenError extends Error {}
@@ -23,21 +25,51 @@ export class StoreOpenError extends Error {}
 /** A URL fit for messages and logs: any password replaced. */
 export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 
+const timeoutsOf = (options: StoreOptions): DatabaseTimeouts => ({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts });
+
 function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
 export interface StoreOptions {
+  /** How long to wait on the database before a request gets 503 (timeouts.ts); each defaults to DEFAULT_DATABASE_TIMEOUTS. */
+  timeouts?: Partial<DatabaseTimeouts>;
   /** Write audit events (always, but for the benchmark measuring what they cost). */
   auditTrail?: boolean;
   /** Told the size of each group of updates committed together (SQLite), for metrics. */
   onGroupCommit?: (writes: number) => void;
 }
 
+/**
+ * How long a write refused for want of space keeps the store not ready, when
+ * nothing has succeeded since: long enough for a load balancer to notice, short
+ * enough that traffic comes back to try once space has been freed.
+ */
+export const OUT_OF_SPACE_MEMORY_MS = 30_000;
+
+/** The check behind readiness: the database answers a trivial query in time, and was not just found full. */
+async function unreadyBecause(db: Kysely<Database>, condition: StoreCondition, withinMs: number): Promise<string | undefined> {
+  if (condition.isFull(OUT_OF_SPACE_MEMORY_MS)) return 'the database is out of space';
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the database did not answer within ${withinMs} ms`), withinMs);
+  });
+  const ping = sql`select 1`.execute(db).then(
+    () => undefined,
+    (error: unknown) => (error instanceof StoreUnavailableError ? error.message : 'the database does not answer'),
+  );
+  try {
+    return await Promise.race([ping, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The repositories over one database handle. */
 function storeOver(
   db: Kysely<Database>,
   traits: DatabaseTraits,
+  condition: StoreCondition,
   { auditTrail = true, onGroupCommit }: StoreOptions,
   stats: Store['stats'] = () => ({}),
 ): Store {
@@ -49,7 +81,7 @@ function storeOver(
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
     audit: new KyselyAuditRepository(db),
     stats,
-    ping: async () => void (await sql`select 1`.execute(db)),
+    unreadyBecause: (withinMs) => unreadyBecause(db, condition, withinMs),
     close: () => db.destroy(),
   };
   registerInspection(store, db, traits.kind, users.commitGroup);
@@ -73,9 +105,10 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<St
     import('./postgres/connection.js'),
     import('./postgres/traits.js'),
   ]);
-  const { db, pool } = openPostgres(url);
+  const condition = new StoreCondition();
+  const { db, pool } = openPostgres(url, timeoutsOf(options), condition);
   const stats = () => ({ pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-  return migrated(storeOver(db, postgresTraits, options, stats), redactUrl(url), () => migratePostgres(url, db));
+  return migrated(storeOver(db, postgresTraits, condition, options, stats), redactUrl(url), () => migratePostgres(url));
 }
 
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
@@ -88,7 +121,8 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StoreOpenError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
   const file = path === ':memory:' ? path : resolve(path);
-  const db = openSqlite(file);
+  const condition = new StoreCondition();
+  const db = openSqlite(file, timeoutsOf(options), condition);
   // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-  return migrated(storeOver(db, sqliteTraits, options), `sqlite:${file}`, () => migrateToLatest(db));
+  return migrated(storeOver(db, sqliteTraits, condition, options), `sqlite:${file}`, () => migrateToLatest(db));
 }

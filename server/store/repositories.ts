@@ -77,7 +77,11 @@ export interface Store {
   readonly audit: AuditRepository;
   /** How the database connection is doing, for metrics. */
   stats(): StoreStats;
-  /** Throws when the database cannot be reached. */
-  ping(): Promise<void>;
+  /**
+   * Why the database cannot take traffic now (unreachable, frozen, out of
+   * connections, out of space), or undefined when it can. Answers within
+   * `withinMs`, whatever the database does.
+   */
+  unreadyBecause(withinMs: number): Promise<string | undefined>;
   close(): Promise<void>;
 }

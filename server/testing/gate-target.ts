@@ -17,6 +17,7 @@ import { createHandlers } from '../handlers/index.js';
 import type { Handlers, JsonOperationId } from '../handlers/types.js';
 import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
+import { StoreUnavailableError } from '../store/faults.js';
 import { inspectStore } from '../store/inspection.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/repositories.js';
@@ -42,14 +43,11 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     return hit;
   };
 
-  // The store, but for a ping that fails when armed.
+  // The store, but for a readiness check that fails when armed.
   const faultyStore: Store = {
     ...store,
-    async ping() {
-      if (take('getHealth', 'unavailable') || take('getReadiness', 'unavailable')) {
-        throw new Error('injected fault: the database does not answer');
-      }
-      return store.ping();
+    async unreadyBecause(withinMs) {
+      return take('getReadiness', 'unavailable') ? 'injected fault: the database does not answer' : store.unreadyBecause(withinMs);
     },
   };
   const real = createHandlers({ store: faultyStore });
@@ -59,6 +57,9 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
       operationId,
       async (body: never, context: never) => {
         if (take(operationId as JsonOperationId, 'internal')) throw new Error('injected fault: a bug in the handler');
+        if (operationId !== 'getReadiness' && take(operationId as JsonOperationId, 'unavailable')) {
+          throw new StoreUnavailableError('unreachable', { cause: new Error('injected fault: the database does not answer') });
+        }
         return (handler as (body: never, context: never) => Promise<unknown>)(body, context);
       },
     ]),

@@ -19,6 +19,7 @@ import { openStore } from '../store/open-store.js';
 import type { User } from '../store/records.js';
 import { TEST_SETUP } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
+import type { DatabaseTimeouts } from '../store/timeouts.js';
 import { createTestDatabase } from './database.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
 
@@ -40,6 +41,8 @@ export interface TestServiceOptions {
   getUsersMax?: number;
   /** Count and time requests (TestService.metrics), as with METRICS_PORT set. */
   metrics?: boolean;
+  /** How long to wait on the database before answering 503 (DATABASE_*_TIMEOUT_MS). */
+  databaseTimeouts?: Partial<DatabaseTimeouts>;
 }
 
 export interface TestService {
@@ -69,7 +72,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const databaseUrl = options.databaseUrl ?? database!.url;
   const opened: { store?: Store } = {};
   const metrics = options.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
-  const store = await openStore(databaseUrl, metrics ? { onGroupCommit: metrics.observeGroupCommit } : {});
+  const store = await openStore(databaseUrl, {
+    ...(options.databaseTimeouts ? { timeouts: options.databaseTimeouts } : {}),
+    ...(metrics ? { onGroupCommit: metrics.observeGroupCommit } : {}),
+  });
   opened.store = store;
   let logText = '';
   const logSink = new Writable({

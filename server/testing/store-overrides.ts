@@ -6,7 +6,7 @@ export interface StoreOverrides {
   groups?: Partial<GroupRepository>;
   apiKeys?: Partial<ApiKeyRepository>;
   audit?: Partial<AuditRepository>;
-  ping?: Store['ping'];
+  unreadyBecause?: Store['unreadyBecause'];
 }
 
 /** `repository` with `overrides` in place of some of its methods. */
@@ -27,7 +27,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     groups: overridden(store.groups, overrides.groups),
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
     audit: overridden(store.audit, overrides.audit),
-    ping: overrides.ping ?? (() => store.ping()),
+    unreadyBecause: overrides.unreadyBecause ?? ((withinMs) => store.unreadyBecause(withinMs)),
     stats: () => store.stats(),
     close: () => store.close(),
   };

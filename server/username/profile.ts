@@ -14,9 +14,11 @@
  * Enforcement then refuses, each with a message that says why:
  *   - characters outside the PRECIS IdentifierClass: controls, formatting
  *     characters (zero-width spaces and joiners, bidi overrides, soft
- *     hyphens), spaces, non-ASCII symbols and punctuation, unassigned and
+ *     hyphens), every Default_Ignorable_Code_Point (variation selectors,
+ *     Hangul fillers: RFC 8264 disallows them), spaces, non-ASCII symbols and punctuation, unassigned and
  *     private-use code points, and compatibility characters (`ﬁ`, `²`). The
  *     RFC's contextual exceptions (ZWJ/ZWNJ, the middle dot) are refused too;
+ *   - more than MAX_COMBINING_MARKS combining marks in a row;
  *   - names that break the Bidi Rule (RFC 5893), which RFC 8265 applies;
  *   - letters from a script that UAX #31 does not recommend for identifiers,
  *     and mixtures of scripts beyond UTS #39's "moderately restrictive" level:
@@ -28,6 +30,8 @@ import { createRequire } from 'node:module';
 import type { Bidi } from 'bidi-js';
 
 export const USERNAME_MAX_LENGTH = 255;
+/** Combining marks one character may carry: enough for any script's accents and vowel signs, not for a stack that overwrites its neighbours. */
+export const MAX_COMBINING_MARKS = 4;
 
 /** UAX #31, table 4: the scripts recommended for identifiers. */
 const RECOMMENDED_SCRIPTS = [
@@ -109,6 +113,8 @@ function characterProblem(char: string): string | undefined {
   if (/^\p{Cf}$/u.test(char)) {
     return `must not contain invisible formatting characters such as zero-width spaces or direction overrides (${codePoint(char)})`;
   }
+  // Variation selectors, fillers, the combining grapheme joiner: marks and letters that show as nothing (RFC 8264, 9.13).
+  if (/^\p{Default_Ignorable_Code_Point}$/u.test(char)) return `must not contain invisible characters (${codePoint(char)})`;
   if (/^[\p{White_Space}]$/u.test(char)) return `must not contain spaces (${codePoint(char)})`;
   if (!LETTER_DIGITS.test(char)) {
     return `must not contain ${codePoint(char)}: a username takes letters, marks, digits and ASCII punctuation`;
@@ -146,6 +152,16 @@ function scriptProblem(chars: string[]): string | undefined {
   );
 }
 
+/** A run of combining marks longer than any script needs, which draws over the characters around it. */
+function combiningProblem(chars: string[]): string | undefined {
+  let run = 0;
+  for (const char of chars) {
+    run = /^\p{M}$/u.test(char) ? run + 1 : 0;
+    if (run > MAX_COMBINING_MARKS) return `must not have more than ${MAX_COMBINING_MARKS} combining marks in a row on one character`;
+  }
+  return undefined;
+}
+
 /** RFC 5893's Bidi Rule, for names with right-to-left characters (RFC 8265 applies it). */
 function bidiProblem(chars: string[]): string | undefined {
   const types = chars.map((char) => bidi.getBidiCharTypeName(char));
@@ -181,6 +197,6 @@ export function enforceUsername(input: string): UsernameVerdict {
     const problem = characterProblem(char);
     if (problem) return { ok: false, reason: problem };
   }
-  const problem = scriptProblem(chars) ?? bidiProblem(chars);
+  const problem = combiningProblem(chars) ?? scriptProblem(chars) ?? bidiProblem(chars);
   return problem ? { ok: false, reason: problem } : { ok: true, username };
 }

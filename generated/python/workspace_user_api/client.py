@@ -153,8 +153,8 @@ class WorkspaceClient(BaseClient):
 
         :param target_user_id: A user's identifier, 32 lowercase hexadecimal digits without dashes.
         :param actor: Only the changes this API key made, or `admin-cli` for those of `npm run admin`.
-        :param since: Only events at or after this time.
-        :param until: Only events before this time.
+        :param since: Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
+        :param until: Only events before this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
         :param page_size: Events per page; default 100.
         :param cursor: Continue after the page this came from (its `next_cursor`), with the same filters.
 
@@ -178,9 +178,10 @@ class WorkspaceClient(BaseClient):
     def get_health(self) -> Health:
         """Liveness.
 
-        Answers 200 when the process can work and reach its database, from the moment it
-        listens (while it migrates, too) until it stops. Readiness for traffic is
-        `GET /readyz`. Needs no credentials.
+        Answers 200 whenever the process can answer at all, from the moment it listens
+        (while it migrates, too) until it stops. It does not ask the database: a database
+        outage is not mended by restarting the service, so it shows in `GET /readyz`
+        instead, the probe for whether to send traffic. Needs no credentials.
 
         ``GET /healthz``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -190,10 +191,12 @@ class WorkspaceClient(BaseClient):
         """Readiness.
 
         Answers 200 when the service should receive traffic: its migrations are done, it is
-        not shutting down, and its database answers. While it starts, and from a SIGTERM
-        until it stops, it answers 503 so that a load balancer drains it first. `GET /healthz`
-        is the liveness probe: it stays 200 while the process can work at all, migrations
-        included. Needs no credentials.
+        not shutting down, and its database answers within a second and has not just run
+        out of space. While it starts, from a SIGTERM until it stops, and while its database
+        is unreachable, frozen, out of connections or out of space, it answers 503 so that
+        a load balancer sends requests elsewhere; it is ready again by itself once the
+        database recovers. `GET /healthz` is the liveness probe: it stays 200 while the
+        process can answer at all. Needs no credentials.
 
         ``GET /readyz``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """

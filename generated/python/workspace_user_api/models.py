@@ -19,7 +19,7 @@ ApiKeySecret: TypeAlias = str
 Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view"]
 """A permission an API key may hold; each operation's `x-permission` names the one it needs."""
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "not_ready", "request_timeout"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
 
 UserId: TypeAlias = str
@@ -37,8 +37,9 @@ UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restrict
 surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
 the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
 and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
-direction overrides), spaces, other symbols and compatibility characters are not, nor are
+punctuation are accepted; controls, invisible characters (zero-width spaces, direction
+overrides, variation selectors, fillers: every default-ignorable code point), more than
+four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
 letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
 Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
 profile refuses gets `400` with the code `invalid_username` and a message that says why.
@@ -324,8 +325,9 @@ class UsernameRef:
     surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
     the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
     and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
-    direction overrides), spaces, other symbols and compatibility characters are not, nor are
+    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
+    overrides, variation selectors, fillers: every default-ignorable code point), more than
+    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
     letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
     Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
     profile refuses gets `400` with the code `invalid_username` and a message that says why.
@@ -376,8 +378,9 @@ class NewUser:
     surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
     the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
     and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
-    direction overrides), spaces, other symbols and compatibility characters are not, nor are
+    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
+    overrides, variation selectors, fillers: every default-ignorable code point), more than
+    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
     letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
     Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
     profile refuses gets `400` with the code `invalid_username` and a message that says why.
@@ -465,8 +468,9 @@ class UserUpdate:
     surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
     the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
     and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible formatting characters (zero-width spaces,
-    direction overrides), spaces, other symbols and compatibility characters are not, nor are
+    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
+    overrides, variation selectors, fillers: every default-ignorable code point), more than
+    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
     letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
     Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
     profile refuses gets `400` with the code `invalid_username` and a message that says why.

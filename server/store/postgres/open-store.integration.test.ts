@@ -42,7 +42,7 @@ describe('PostgreSQL: instances starting together', () => {
   it('survive the server ending their idle connections (a restart, an administrator)', async () => {
     const store = await openStore(database.url);
     try {
-      await Promise.all([store.ping(), store.ping(), store.ping()]); // several idle connections in the pool
+      await Promise.all([store.unreadyBecause(1_000), store.unreadyBecause(1_000), store.unreadyBecause(1_000)]); // several idle connections in the pool
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
       const { rowCount } = await admin.query(
@@ -51,7 +51,7 @@ describe('PostgreSQL: instances starting together', () => {
       await admin.end();
       assert.ok((rowCount ?? 0) > 0, 'idle connections were ended');
       await new Promise((resolve) => setTimeout(resolve, 100)); // let the pool see them go
-      await store.ping();
+      assert.equal(await store.unreadyBecause(1_000), undefined);
       assert.ok((await store.groups.list()).length > 0, 'the store answers on fresh connections');
     } finally {
       await store.close();

@@ -8,7 +8,10 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteLibrary } from './driver.js';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
+import { type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
+import { sqliteFault } from './faults.js';
 
 /**
  * FULL: a transaction is on disk before its 200 is sent, even across a power
@@ -40,14 +43,15 @@ function createDirectory(directory: string): void {
   }
 }
 
-export function openSqliteConnection(path: string): BetterSqlite3.Database {
+/** Waiting for a lock another process holds blocks the event loop (the driver is synchronous): kept short. */
+export function openSqliteConnection(path: string, lockTimeoutMs = DEFAULT_DATABASE_TIMEOUTS.lockMs): BetterSqlite3.Database {
   if (path !== ':memory:') createDirectory(dirname(path));
   const connection = new SqliteLibrary(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
   connection.pragma('foreign_keys = ON');
-  // Another process (the admin CLI) may hold the write lock for a moment.
-  connection.pragma('busy_timeout = 5000');
+  // Another process (the admin CLI) may hold the write lock for a moment; past this, 503 database_busy.
+  connection.pragma(`busy_timeout = ${Math.trunc(lockTimeoutMs)}`);
   return connection;
 }
 
@@ -119,8 +123,9 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openSqlite(path: string): Kysely<Database> {
+export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): Kysely<Database> {
   let connection: CachingConnection | undefined;
-  const database = async () => (connection = withStatementCache(openSqliteConnection(path)));
-  return new Kysely<Database>({ dialect: new RollbackSafeSqliteDialect(() => connection, { database }) });
+  const database = async () => (connection = withStatementCache(openSqliteConnection(path, timeouts.lockMs)));
+  const dialect = new RollbackSafeSqliteDialect(() => connection, { database });
+  return new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) });
 }

@@ -8,6 +8,7 @@ import { explain } from '../../service-errors.js';
 import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
 import { openSqliteConnection, withStatementCache } from './connection.js';
 import { TEST_SETUP } from '../records.js';
 import { newUserRecord } from '../testing/open-test-store.js';
@@ -44,7 +45,7 @@ describe('SQLite storage', () => {
 
   it('creates the directory of a new database file', async () => {
     const store = await openStore(`sqlite:${join(directory, 'nested', 'deeper', 'new.db')}`);
-    await store.ping();
+    assert.equal(await store.unreadyBecause(1_000), undefined);
     await store.close();
   });
 
@@ -55,7 +56,7 @@ describe('SQLite storage', () => {
       assert.equal(connection.pragma('journal_mode', { simple: true }), 'wal');
       assert.equal(connection.pragma('synchronous', { simple: true }), 2, 'FULL is 2');
       assert.equal(connection.pragma('foreign_keys', { simple: true }), 1);
-      assert.equal(connection.pragma('busy_timeout', { simple: true }), 5000);
+      assert.equal(connection.pragma('busy_timeout', { simple: true }), DEFAULT_DATABASE_TIMEOUTS.lockMs);
       connection.close();
     }
   });
