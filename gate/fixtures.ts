@@ -108,22 +108,28 @@ export class Fixtures {
   }
 
   /**
-   * Headers that make the service see a client whose failed-credential budget
-   * is used up; only where the service trusts the gate's X-Forwarded-For, since
-   * otherwise the gate would lock itself out.
+   * Credentials no key has: a made-up key id, new every time, with a made-up
+   * secret. The service counts failures per client and key id, so failing with
+   * these spends no real key's budget, and is answered 401 every time.
    */
-  async throttledClient(): Promise<Record<string, string>> {
-    if (!this.#target.trustsForwardedFor) {
-      throw new NotAvailable('tripping the throttle of a deployment would lock this address out for its whole window');
-    }
-    const headers = { 'X-Forwarded-For': madeUpAddress() };
-    const wrong = { api_key: this.admin.api_key, api_key_secret: `wrong-${randomHex(8)}` };
+  wrongCredentials(): Credentials {
+    return { api_key: `gate-${randomHex(8)}`, api_key_secret: `wrong-${randomHex(8)}` };
+  }
+
+  /**
+   * Credentials (and headers) whose failures the service now answers with
+   * 429: a made-up key id that has failed past the throttle's limit. It locks
+   * no one out: valid credentials are never throttled, and no key has this id.
+   */
+  async throttledClient(): Promise<{ credentials: Credentials; headers: Record<string, string> }> {
+    const headers = this.failureClient();
+    const credentials = this.wrongCredentials();
     for (let attempt = 0; attempt < 1_000; attempt++) {
-      const answer = await postJson(this.#target.baseUrl, '/api/public/validate_credentials', wrong, headers);
-      if (answer.status === 429) return headers;
+      const answer = await postJson(this.#target.baseUrl, '/api/public/validate_credentials', credentials, headers);
+      if (answer.status === 429) return { credentials, headers };
       if (answer.status !== 401) throw new Error(`tripping the throttle: expected 401 or 429, got ${answer.status}`);
     }
-    throw new Error('the throttle never tripped after 1000 failed credential checks');
+    throw new NotAvailable('the throttle did not answer 429 after 1000 failed credential checks (AUTH_FAILURE_LIMIT is higher)');
   }
 
   /** Headers for a failed credential check that spends a made-up client's budget, not the gate's. */

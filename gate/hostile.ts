@@ -72,15 +72,9 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
       JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com' } }),
     ),
   );
-  if (target.trustsForwardedFor) {
-    // From a made-up client, so that the throttle counts it against no one real.
-    add(
-      'a wrong secret',
-      post('/api/public/get_groups', JSON.stringify({ api_key, api_key_secret: bodySecret }), {
-        'X-Forwarded-For': '2001:db8:ffff:ffff::1',
-      }),
-    );
-  }
+  // A wrong secret for the admin's key: the throttle counts it for this client and that key id,
+  // and valid credentials are never throttled, so it locks no one out.
+  add('a wrong secret', post('/api/public/get_groups', JSON.stringify({ api_key, api_key_secret: bodySecret })));
 
   // Bodies that cannot be read faithfully.
   add('a gzip body', post('/api/public/create_user', gzipSync(createUser('gzip@example.com')), { 'Content-Encoding': 'gzip' }));
@@ -110,6 +104,42 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
     ),
   );
   add(
+    'JSON nested 5,000 deep around an unpaired surrogate, before any credentials',
+    post('/api/public/get_groups', `{"api_key":"x","api_key_secret":"y","a":${'['.repeat(5_000)}"\\ud800"${']'.repeat(5_000)}}`),
+  );
+  add(
+    'a chunked body of 64 KiB, twice the limit',
+    raw(
+      `POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${'4000\r\n'.concat(' '.repeat(0x4000), '\r\n').repeat(4)}0\r\n\r\n`,
+    ),
+  );
+  for (const time of ['2026-11-24T25:00:00Z', '2026-11-24T24:30:00Z', '2026-02-30T00:00:00Z', '2026-12-31T23:59:60Z']) {
+    add(`get_audit_events since ${time}`, post('/api/public/get_audit_events', JSON.stringify({ api_key, api_key_secret, since: time })));
+  }
+  add(
+    'a password that is the username in other case',
+    post(
+      '/api/public/create_user',
+      JSON.stringify({
+        api_key,
+        api_key_secret,
+        target_user: { username: 'same.as.pass1@example.com', password: 'Same.As.Pass1@example.com' },
+      }),
+    ),
+  );
+  add(
+    'a password of four characters and four combining accents',
+    post(
+      '/api/public/create_user',
+      JSON.stringify({
+        api_key,
+        api_key_secret,
+        target_user: { username: 'accents@example.com', password: 'aA1!\u0301\u0301\u0301\u0301' },
+      }),
+    ),
+  );
+  add(
     'a Content-Length of 10 GB',
     raw(`POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`),
   );
@@ -119,6 +149,13 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
     ['the full-width form of an existing name', fullWidth(existingUsername)],
     ['a Cyrillic а among Latin letters', 'аdmin'],
     ['a zero-width space', 'admin\u200b'],
+    ['a variation selector', 'admin\ufe0f'],
+    ['a combining grapheme joiner', 'ad\u034fmin'],
+    ['a variation selector supplement', 'admin\u{e0100}'],
+    ['a Khmer inherent vowel', 'admin\u17b4'],
+    ['a Hangul filler', 'admin\u115f'],
+    ['a half-width Hangul filler', 'admin\uffa0'],
+    ['a stack of combining marks', 'ad\u0301\u0302\u0303\u0304\u0305min'],
     ['a bidi override', 'user\u202eexe.txt'],
     ['an escape sequence', '\u001b[31mred'],
     ['a name that lower-cases past the limit', 'İ'.repeat(255)],

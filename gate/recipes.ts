@@ -88,10 +88,7 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
         return async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, password: 'password' } } });
       return async (f) => ({ body: { ...wellFormed(operationId, f), unexpected: true } });
     case 401:
-      return async (f) => ({
-        body: { ...wellFormed(operationId, f), api_key_secret: `wrong-${randomHex(8)}` },
-        headers: f.failureClient(),
-      });
+      return async (f) => ({ body: { ...wellFormed(operationId, f), ...f.wrongCredentials() }, headers: f.failureClient() });
     case 403:
       return async (f) => ({ body: { ...wellFormed(operationId, f), ...(await f.limitedKey()) } });
     case 413:
@@ -99,7 +96,10 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
     case 415:
       return async (f) => ({ rawBody: JSON.stringify(wellFormed(operationId, f)), contentType: 'text/plain' });
     case 429:
-      return async (f) => ({ body: wellFormed(operationId, f), headers: await f.throttledClient() });
+      return async (f) => {
+        const { credentials, headers } = await f.throttledClient();
+        return { body: { ...wellFormed(operationId, f), ...credentials }, headers };
+      };
     case 500:
       return async (f) => {
         const request = await SUCCESS[operationId]!(f);

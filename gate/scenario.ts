@@ -87,7 +87,7 @@ export async function happyPath({ baseUrl, credentials, groupId }: ScenarioOptio
 export async function errorPaths(
   { baseUrl, credentials }: ScenarioOptions,
   fixtures: Fixtures,
-  { limited, wrongSecret }: { limited: Credentials | undefined; wrongSecret: boolean },
+  { limited }: { limited: Credentials | undefined },
 ): Promise<Exchange[]> {
   const exchanges: Exchange[] = [];
   const sdk = recordingClient(baseUrl, credentials, exchanges);
@@ -95,8 +95,7 @@ export async function errorPaths(
   await sdk.getUser({ target_user: { user_id: randomHex(16) } });
   await sdk.createUser({ target_user: { username: existing.username } });
   await sdk.deleteUser({ target_user: { user_id: randomHex(16) } });
-  if (wrongSecret)
-    await recordingClient(baseUrl, { ...credentials, api_key_secret: `wrong-${randomHex(8)}` }, exchanges).validateCredentials();
+  await recordingClient(baseUrl, fixtures.wrongCredentials(), exchanges).validateCredentials();
   if (limited) await recordingClient(baseUrl, limited, exchanges).getUsers();
   return exchanges;
 }

@@ -91,7 +91,8 @@ export function createApp({
         validateResponses,
         validateSecurity: false,
         // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
-        validateFormats: 'full',
+        validateFormats: true,
+        ajvFormats: { mode: 'full' },
         // Only the contract's own spelling of a path is validated (and then routed); any other
         // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
         ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
@@ -128,7 +129,6 @@ export function createApp({
     if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
     app[operation.method](
       operation.path,
-      ServiceMetrics.label(operation.operationId),
       refuseUndeclaredQuery(operation),
       authenticate(operation.permission, store, throttle),
       routeOf(served),

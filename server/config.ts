@@ -32,6 +32,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** How long to wait on the database before answering 503 (store/timeouts.ts). */
   databaseTimeouts: DatabaseTimeouts;
+  /** Where the first key goes when standard output is not a terminal (keys/first-key.ts). */
+  firstKeyFile: string;
 }
 
 export interface AuthThrottleConfig {
@@ -155,6 +157,7 @@ const serviceSchema = sampleSchema.extend({
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000, DEFAULT_DATABASE_TIMEOUTS.connectMs),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(100, 3_600_000, DEFAULT_DATABASE_TIMEOUTS.statementMs),
   DATABASE_LOCK_TIMEOUT_MS: wholeNumber(0, 600_000, DEFAULT_DATABASE_TIMEOUTS.lockMs),
+  FIRST_KEY_FILE: text('data/first-api-key.json'),
 });
 
 /** A value as the error line shows it: quoted, and cut short so a pasted secret or blob cannot fill the terminal. */
@@ -218,5 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
       lockMs: settings.DATABASE_LOCK_TIMEOUT_MS,
     },
+    firstKeyFile: settings.FIRST_KEY_FILE,
   };
 }

@@ -79,7 +79,7 @@ describe('PostgreSQL failing under write load', needs(postgresTool(), 'the Postg
 
   before(async () => {
     assertPresent(postgresTool());
-    cluster = await startPostgresCluster();
+    cluster = await startPostgresCluster({ maxConnections: 30 });
     service = await startTestService({ databaseUrl: cluster.url, databaseTimeouts: TIMEOUTS });
     userIds = [];
     for (let i = 0; i < WRITERS; i++) userIds.push((await service.createUser()).user_id);
@@ -123,6 +123,39 @@ describe('PostgreSQL failing under write load', needs(postgresTool(), 'the Postg
       ]);
       await admin.end();
     });
+  });
+
+  it('a server out of connections: 503 database_busy with Retry-After, /readyz not ready, and both well again once connections free up', async () => {
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    // The service's own connections go first, so that it must ask for new ones.
+    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where backend_type = $1 and pid <> pg_backend_pid()', [
+      'client backend',
+    ]);
+    const fillers: pg.Client[] = [admin];
+    for (;;) {
+      const filler = new pg.Client({ connectionString: cluster.url });
+      filler.on('error', () => {});
+      try {
+        await filler.connect();
+        fillers.push(filler);
+      } catch (error) {
+        assert.match((error as Error).message, /too many clients/);
+        break;
+      }
+    }
+    try {
+      const refused = await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0] } });
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.body.code, 'database_busy');
+      assert.equal(refused.headers.get('retry-after'), '1');
+      const readiness = await service.request('/readyz');
+      assert.deepEqual([readiness.status, readiness.body.error_message], [503, 'Not ready: the database is busy']);
+    } finally {
+      await Promise.all(fillers.map((filler) => filler.end().catch(() => {})));
+    }
+    await untilReady(service, 5_000);
+    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0] } })).status, 200);
   });
 
   it('a frozen server (SIGSTOP): requests get 503 in bounded time, /healthz answers at once, /readyz says not ready, then all recover', async () => {

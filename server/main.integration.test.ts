@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -23,21 +23,21 @@ describe('npm start', () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it(`prints a working all-permission key on first start only, and stops cleanly on SIGTERM and SIGINT (${TEST_STORE})`, async (t) => {
+  it(`without a terminal, puts a working all-permission key in a file only its user can read, on first start only, and stops cleanly on SIGTERM and SIGINT (${TEST_STORE})`, async (t) => {
     const database = await createTestDatabase();
     t.after(() => database.drop());
     const env = { DATABASE_URL: database.url };
     const first = await startServiceProcess(env);
-    const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(first.stdout());
-    assert.ok(printed, `no key printed:\n${first.stdout()}`);
-    const key = JSON.parse(printed[0]);
+    const key = first.printedKey();
+    assert.ok(key, `no key file named:\n${first.stdout()}`);
+    assert.equal((await stat(first.firstKeyFile)).mode & 0o777, 0o600);
+    assert.ok(!first.stdout().includes(key.api_key_secret), 'the secret is nowhere in the output');
 
     const checked = await post(`${first.url}/api/public/validate_credentials`, key);
     assert.equal(checked.status, 200);
     assert.equal(checked.body.permissions.length, 7);
     const created = await post(`${first.url}/api/public/create_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(created.status, 200);
-    // The secret was printed to the console once, and is not in any log line.
     const logLines = first
       .stdout()
       .split('\n')
@@ -48,7 +48,7 @@ describe('npm start', () => {
     assert.match(first.stdout(), /"msg":"stopped"/);
 
     const second = await startServiceProcess(env);
-    assert.doesNotMatch(second.stdout(), /api_key_secret/, 'a second start prints no new key');
+    assert.doesNotMatch(second.stdout(), /no API key existed/, 'a second start makes no new key');
     const stillThere = await post(`${second.url}/api/public/get_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(stillThere.status, 200);
     assert.equal(await second.stop('SIGINT'), 0);

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { createApp } from './app.js';
-import { createFirstApiKey } from './keys/first-key.js';
+import { createFirstApiKey, deliverFirstKey } from './keys/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { explain } from './service-errors.js';
 import { type Listener, serve } from './http/lifecycle.js';
@@ -19,22 +19,6 @@ import type { Store } from './store/repositories.js';
 import { type AuditRetention, startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
-
-function announceFirstKey(apiKey: string, secret: string): void {
-  // Printed, not logged: the log never holds a secret, and this one must be seen once.
-  process.stdout.write(
-    [
-      '',
-      'No API key existed, so one with every permission was created. Its secret is shown only now; keep it safe:',
-      '',
-      `  ${JSON.stringify({ api_key: apiKey, api_key_secret: secret })}`,
-      '',
-      'Create more keys with: npm run admin -- create-key --name NAME --permissions users_view,users_modify',
-      '',
-      '',
-    ].join('\n'),
-  );
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -83,7 +67,7 @@ async function main(): Promise<void> {
     );
   }
   const firstKey = await createFirstApiKey(store);
-  if (firstKey) announceFirstKey(firstKey.record.api_key, firstKey.secret);
+  if (firstKey) deliverFirstKey(firstKey, { terminal: process.stdout, file: config.firstKeyFile, logger });
 
   const app = createApp({
     store,

@@ -34,8 +34,13 @@ describe(`metrics (${TEST_STORE})`, () => {
     for (let attempt = 0; attempt < 3; attempt++) failures.push((await service.call('get_groups', wrong)).status);
     assert.deepEqual(failures, [401, 401, 429]);
     await service.request('/nowhere');
+    // Refused by the contract before any handler runs: still counted under their operation.
+    await service.callAsAdmin('update_user', { target_user: { user_id: 'not-an-id' } });
+    await service.request('/api/public/update_user', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
 
     const after = await scrape();
+    assert.equal(sample(after, 'workspace_requests_total{operation="updateUser",status="400"}'), 1);
+    assert.equal(sample(after, 'workspace_requests_total{operation="updateUser",status="415"}'), 1);
     assert.equal((sample(after, created) ?? 0) - (sample(before, created) ?? 0), 2);
     assert.equal(sample(after, 'workspace_requests_total{operation="getGroups",status="401"}'), 2);
     assert.equal(sample(after, 'workspace_requests_total{operation="getGroups",status="429"}'), 1);

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { OPERATIONS } from '../lib/contract/operations.js';
 import type { Logger } from './logger.js';
 import type { StoreStats } from './store/repositories.js';
 
@@ -16,8 +17,14 @@ export interface MetricSources {
 }
 
 /** The operation a request was routed to, as the contract names it; `none` for a path the contract does not describe. */
-const OPERATION = Symbol('operation');
-type Labelled = { [OPERATION]?: string };
+/**
+ * The operation of each method and path the contract declares, exactly as it
+ * spells them. A request is labelled when it arrives, before the validator
+ * runs, so that its refusals (400, 413, 415) count under their operation.
+ */
+const OPERATION_BY_ROUTE = new Map(
+  OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation.operationId]),
+);
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -88,11 +95,11 @@ export class ServiceMetrics {
     });
   }
 
-  /** Counts and times every request, labelled by the operation it was routed to. */
+  /** Counts and times every request, labelled by its operation, or `none` for a path the contract does not have. */
   readonly middleware: RequestHandler = (req, res, next) => {
     const stop = this.#duration.startTimer();
+    const operation = OPERATION_BY_ROUTE.get(`${req.method} ${req.path}`) ?? 'none';
     res.once('finish', () => {
-      const operation = (req as Labelled)[OPERATION] ?? 'none';
       stop({ operation });
       this.#requests.inc({ operation, status: String(res.statusCode) });
       if (res.statusCode === 401) this.#credentialFailures.inc();
@@ -100,14 +107,6 @@ export class ServiceMetrics {
     });
     next();
   };
-
-  /** Names the operation of the route that matched (app.ts puts it first on each route). */
-  static label(operationId: string): RequestHandler {
-    return (req, _res, next) => {
-      (req as Labelled)[OPERATION] = operationId;
-      next();
-    };
-  }
 
   /** For the store's group commit (StoreOptions.onGroupCommit). */
   readonly observeGroupCommit = (writes: number) => this.#groupCommits.observe(writes);

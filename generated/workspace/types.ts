@@ -519,8 +519,10 @@ export interface components {
          * Format: password
          * @description A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
          *     one uppercase letter, one lowercase letter, one digit and one special character
-         *     (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and
-         *     never returned.
+         *     (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
+         *     enforced too: the 8 are counted as a person sees them (a letter with its combining
+         *     accents is one), and the password must not be the user's username, whatever its case.
+         *     Stored only as an argon2id hash and never returned.
          * @example Correct-Horse-42
          */
         Password: string;

@@ -10,6 +10,38 @@ describe('the user lifecycle', () => {
   });
   after(() => service.close());
 
+  describe('the password rules the contract cannot state', () => {
+    it("refuses the user's own name as a password, whatever its case, on create and on update (then against the new name)", async () => {
+      const created = await service.callAsAdmin('create_user', {
+        target_user: { username: 'Dana.Scully1@example.com', password: 'dana.scully1@Example.com' },
+      });
+      assert.equal(created.status, 400, created.text);
+      assert.deepEqual([created.body.code, created.body.errors[0].path], ['weak_password', '/body/target_user/password']);
+      assert.match(created.body.error_message, /not be the username/);
+
+      const user = await service.createUser({ username: 'fox.mulder1@example.com' });
+      const same = await service.callAsAdmin('update_user', {
+        target_user: { user_id: user.user_id, password: 'Fox.Mulder1@example.com' },
+      });
+      assert.equal(same.body.code, 'weak_password', same.text);
+      const renamed = await service.callAsAdmin('update_user', {
+        target_user: { user_id: user.user_id, username: 'Walter-S1', password: 'walter-S1' },
+      });
+      assert.equal(renamed.body.code, 'weak_password', renamed.text);
+      const fine = await service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, password: 'Correct-Horse-42' } });
+      assert.equal(fine.status, 200, fine.text);
+    });
+
+    it('counts the 8-character minimum as a person sees the characters', async () => {
+      const answer = await service.callAsAdmin('create_user', {
+        target_user: { username: 'accents@example.com', password: 'aA1!\u0301\u0301\u0301\u0301' },
+      });
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.body.code, 'weak_password');
+      assert.match(answer.body.error_message, /at least 8 characters/);
+    });
+  });
+
   describe('create_user', () => {
     it('creates a user in "All Users" with normalised username and empty defaults', async () => {
       const answer = await service.callAsAdmin('create_user', { target_user: { username: '  Bob@Example.COM ', first_name: 'Bob' } });

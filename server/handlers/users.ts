@@ -21,11 +21,12 @@ function acceptedUsername(username: string): string {
 }
 
 /**
- * The contract already rejects a weak password; checking again here keeps the
- * policy enforced should a request ever reach a handler unvalidated.
+ * The contract refuses most weak passwords already; what it cannot say (the
+ * minimum in characters as a person sees them, the user's own name) is
+ * checked here, with the rest of the policy.
  */
-function assertPasswordPolicy(password: string): void {
-  const violation = passwordPolicyViolation(password);
+function assertPasswordPolicy(password: string, username: string): void {
+  const violation = passwordPolicyViolation(password, username);
   if (violation) {
     throw new ServiceError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);
   }
@@ -89,7 +90,7 @@ export function userHandlers({
     async createUser({ target_user }, { author }) {
       const { password, ...profile } = target_user;
       const username = acceptedUsername(profile.username);
-      if (password !== undefined) assertPasswordPolicy(password);
+      if (password !== undefined) assertPasswordPolicy(password, username);
       const user = await renamingConflictsAsTaken(async () =>
         store.users.create(
           {
@@ -116,9 +117,10 @@ export function userHandlers({
       const changes: UserChanges = { ...fields };
       if (username !== undefined) changes.username = acceptedUsername(username);
       if (password !== undefined) {
-        assertPasswordPolicy(password);
         // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.
-        if (!(await store.users.findById(user_id))) throw userNotFound();
+        const stored = await store.users.findById(user_id);
+        if (!stored) throw userNotFound();
+        assertPasswordPolicy(password, changes.username ?? stored.username);
         changes.password_hash = await hashPassword(password);
         changes.password_set_date = new Date().toISOString();
       }

@@ -118,19 +118,43 @@ describe('throttling failed credential checks', () => {
   });
   after(() => service.close());
 
-  it('answers 429 with Retry-After once an address has used up its failures, even to valid credentials', async () => {
+  it('answers 429 with Retry-After to further failures once a client has used up its failures with a key id, and logs it once', async () => {
     for (let attempt = 1; attempt <= 3; attempt++) {
       const answer = await service.call('get_groups', { api_key: 'guess', api_key_secret: `guess-${attempt}` });
       assert.equal(answer.status, 401, `attempt ${attempt}`);
     }
-    const blocked = await service.call('get_groups', { api_key: 'guess', api_key_secret: 'guess-4' });
-    assert.equal(blocked.status, 429);
-    assert.equal(blocked.body.code, 'rate_limited');
-    const retryAfter = Number(blocked.headers.get('retry-after'));
-    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    for (const attempt of [4, 5]) {
+      const blocked = await service.call('get_groups', { api_key: 'guess', api_key_secret: `guess-${attempt}` });
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.body.code, 'rate_limited');
+      const retryAfter = Number(blocked.headers.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    }
+    assert.equal(service.logs().match(/failed credential checks past the limit/g)?.length, 1);
+    assert.equal(
+      (await service.call('get_groups', { api_key: 'other', api_key_secret: 'guess' })).status,
+      401,
+      'another key id: its own count',
+    );
+  });
 
-    const valid = await service.call('get_groups', service.admin);
-    assert.equal(valid.status, 429);
+  it('never refuses valid credentials, though their own key id has just failed 50 times from the same address', async () => {
+    for (let attempt = 1; attempt <= 50; attempt++) {
+      await service.call('get_groups', { api_key: service.admin.api_key, api_key_secret: `wrong-${attempt}` });
+    }
+    assert.equal((await service.call('get_groups', { api_key: service.admin.api_key, api_key_secret: 'wrong' })).status, 429);
+    assert.equal((await service.call('get_groups', service.admin)).status, 200);
+    const basic = `Basic ${Buffer.from(`${service.admin.api_key}:${service.admin.api_key_secret}`).toString('base64')}`;
+    assert.equal(
+      (
+        await service.request('/api/public/get_groups', {
+          method: 'POST',
+          headers: { Authorization: basic, 'Content-Type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+      200,
+    );
   });
 
   it('does not count successful checks', async () => {
@@ -280,6 +304,7 @@ describe('the throttle counts failures by header and by body alike', () => {
     const service = await startTestService({ authThrottle: { maxFailures: 2, windowSeconds: 60 } });
     try {
       const headers = { 'Content-Type': 'application/json', Authorization: `Basic ${Buffer.from('guess:guess').toString('base64')}` };
+      // The same key id both ways: one count.
       assert.equal((await service.request('/api/public/get_groups', { method: 'POST', headers, body: '{}' })).status, 401);
       assert.equal((await service.call('get_groups', { api_key: 'guess', api_key_secret: 'guess' })).status, 401);
       assert.equal((await service.request('/api/public/get_groups', { method: 'POST', headers, body: '{}' })).status, 429);

@@ -6,8 +6,8 @@
  * Credentials come in the JSON body (`api_key`, `api_key_secret`: Kasm's older
  * API and its clients) or by HTTP Basic (`Authorization: Basic
  * base64(api_key:api_key_secret)`: Kasm's current Developer API). Both go
- * through the same check and the same throttle, and every failure gets the
- * same 401. Both at once must agree: which one would "win" is not a question
+ * through the same check and the same throttle (keys/throttle.ts), and every
+ * failure gets the same 401, or 429 once a client has failed too often. Both at once must agree: which one would "win" is not a question
  * the service should answer silently.
  */
 import type { Request, RequestHandler } from 'express';
@@ -17,6 +17,7 @@ import type { AuthThrottle } from '../keys/throttle.js';
 import { ServiceError, invalidCredentials, permissionDenied } from '../service-errors.js';
 import type { Store } from '../store/repositories.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
+import { requestLogger } from './request-logging.js';
 
 /** What the Authorization header holds: no header, credentials, or something that is not Basic credentials. */
 type HeaderCredentials = { kind: 'none' } | { kind: 'basic'; credentials: Credentials } | { kind: 'malformed' };
@@ -54,8 +55,6 @@ const disagreement = () => {
 export function authenticate(permission: RequiredPermission, store: Store, throttle: AuthThrottle): RequestHandler {
   return async (req, res, next) => {
     if (permission === 'none') return next();
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    throttle.assertAllowed(address);
     const header = fromHeader(req);
     const body = fromBody(req);
     if (
@@ -69,8 +68,17 @@ export function authenticate(permission: RequiredPermission, store: Store, throt
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
     const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {
-      throttle.recordFailure(address);
-      throw invalidCredentials();
+      // Valid credentials never reach here, so the throttle can only change how a failure is answered.
+      const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const { answer, throttledNow } = throttle.fail(address, credentials?.api_key ?? '', invalidCredentials());
+      if (throttledNow) {
+        requestLogger(req, res).warn(
+          // The key id only when a key has it: what was sent in its place could be anything, a secret included.
+          { client: address, api_key: key?.api_key ?? null },
+          'failed credential checks past the limit: answering 429 to this client and key id for the rest of the window',
+        );
+      }
+      throw answer;
     }
     if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
     // Named in the request's log line, and in any line logged through requestLogger from here on.

@@ -43,6 +43,22 @@ describe('password policy (docs/spec §8)', () => {
     assert.match(passwordPolicyViolation(`Ab1!${'x'.repeat(125)}`) ?? '', /at most 128/);
   });
 
+  it('counts the minimum in characters as a person sees them: a letter and its combining accents are one', () => {
+    assert.match(passwordPolicyViolation('aA1!\u0301\u0301\u0301\u0301') ?? '', /at least 8 characters/);
+    assert.match(passwordPolicyViolation('aA1!é\u0301xy') ?? '', /at least 8 characters/);
+    assert.equal(passwordPolicyViolation('aA1!éxyz'), undefined);
+  });
+
+  it("refuses the user's own name, whatever its case", () => {
+    assert.equal(passwordPolicyViolation('Alice@Example1.com', 'alice@example1.com'), 'must not be the username');
+    assert.equal(
+      passwordPolicyViolation('alice@example1.com', 'alice@example1.com'),
+      'must contain at least one uppercase letter and not be the username',
+    );
+    assert.equal(passwordPolicyViolation('Alice@Example1.com', 'bob@example1.com'), undefined);
+    assert.equal(passwordPolicyViolation('Alice@Example1.com'), undefined, 'no username known: nothing to compare');
+  });
+
   it('counts characters, not UTF-16 units, as JSON Schema does', () => {
     // Four emoji are eight UTF-16 units but four characters.
     assert.match(passwordPolicyViolation('Aa1😀😀😀') ?? '', /at least 8 characters/);
@@ -59,6 +75,7 @@ describe('the contract states the same policy', () => {
     return length >= schema.minLength && length <= schema.maxLength && pattern.test(password);
   };
 
+  // Samples without combining marks, where what a person sees is what JSON Schema counts.
   it('agrees with the policy on every sample', () => {
     const alphabet = ['a', 'Z', '5', '!', ' ', 'é', '\n', '😀', '_'];
     const samples = [

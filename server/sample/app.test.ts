@@ -46,13 +46,51 @@ describe('the sample data server', () => {
   });
 
   it('lets an arbitrary origin read the data with credentials: origin echoed, credentials allowed, Vary: Origin', async () => {
-    for (const origin of ['http://example.test', 'https://app.customer.example:8443', 'null']) {
+    for (const origin of ['http://example.test', 'https://app.customer.example:8443']) {
       const response = await fetch(`${baseUrl}/api/data`, { headers: { Origin: origin } });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('access-control-allow-origin'), origin);
       assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
       assert.match(response.headers.get('vary') ?? '', /Origin/);
     }
+  });
+
+  it("echoes no origin that is not a web page's: not null (sandboxed frames, file: pages), not a path or a scheme of its own", async () => {
+    for (const origin of ['null', 'file://', 'http://example.test/path', 'chrome-extension://abc']) {
+      const response = await fetch(`${baseUrl}/api/data`, { headers: { Origin: origin } });
+      assert.equal(response.status, 200, 'the data is still public; only the credentialed grant is withheld');
+      assert.equal(response.headers.get('access-control-allow-origin'), null, origin);
+      await response.arrayBuffer();
+    }
+  });
+
+  it('allows a fixed list of request headers in a preflight, not whatever is asked for', async () => {
+    const response = await fetch(`${baseUrl}/api/data`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'http://example.test',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization, cookie',
+      },
+    });
+    const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    assert.doesNotMatch(allowed, /authorization|cookie/);
+    assert.match(allowed, /content-type/);
+  });
+
+  it('answers OPTIONS on a path it does not have with 404, and sends nosniff and frame protection', async () => {
+    const unknown = await fetch(`${baseUrl}/api/nothing`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://example.test', 'Access-Control-Request-Method': 'GET' },
+    });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.headers.get('access-control-allow-origin'), null);
+    await unknown.arrayBuffer();
+    const page = await fetch(`${baseUrl}/`);
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    await page.text();
   });
 
   it('answers a preflight for a GET with Content-Type: application/json', async () => {

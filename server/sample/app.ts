@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { contractPath, readContract } from '../../lib/contract/document.js';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
@@ -24,18 +24,31 @@ const HOME_PAGE = `<!doctype html>
 </html>
 `;
 
+/** A web origin a page can have: `scheme://host[:port]`, nothing more. */
+const WEB_ORIGIN = /^https?:\/\/[^/?#\s@]+$/i;
+
 /**
  * Every origin, with credentials (docs/spec §5). Browsers refuse `*` with
- * credentials, so the request's own origin is echoed (`origin: true`), with
- * `Vary: Origin` so that caches keep one answer per origin.
+ * credentials, so the request's own origin is echoed, with `Vary: Origin` so
+ * that caches keep one answer per origin. Only a real web origin is echoed:
+ * `null` is what sandboxed frames, `file:` pages and redirects send, and
+ * echoing it with credentials would let any of them read as a trusted page.
+ * The request headers a page may send are a fixed list, not whatever a
+ * preflight asks for.
  */
 const corsForEveryOrigin = cors({
-  origin: true,
+  origin: (origin, allow) => allow(null, origin !== undefined && WEB_ORIGIN.test(origin)),
   credentials: true,
   methods: ['GET', 'HEAD'],
-  // No allowedHeaders: the headers a preflight asks for are allowed back, whatever they are.
+  allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Requested-With'],
   maxAge: 600,
 });
+
+/** No content sniffing, and no framing of the page by another site (clickjacking). */
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({ 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" });
+  next();
+};
 
 export interface SampleAppOptions {
   logger: Logger;
@@ -49,8 +62,10 @@ export function createSampleApp({ logger, validateResponses }: SampleAppOptions)
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestLogging(logger));
-  // Before the validator: a preflight is answered here and never reaches a route.
-  app.use(corsForEveryOrigin);
+  app.use(securityHeaders);
+  // Before the validator: a preflight is answered here and never reaches a route. Only on the
+  // contract's paths: OPTIONS on any other is a 404 like every other method there.
+  app.use((req, res, next) => (SAMPLE_PATHS.has(req.path) ? corsForEveryOrigin(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: contractPath('sample'),

@@ -5,14 +5,19 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startScript } from '../../lib/testing/run-script.js';
 
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
   stdout(): string;
-  /** The key printed on a first start, when there was one. */
+  /** The first key, from the file the service named in its log (its output is not a terminal), when there was one. */
   printedKey(): { api_key: string; api_key_secret: string } | undefined;
+  /** Where the service put the first key (FIRST_KEY_FILE), in a directory of the test's own. */
+  firstKeyFile: string;
   /** Sends the signal and resolves with the exit code (null when killed by a signal). */
   stop(signal: NodeJS.Signals): Promise<number | null>;
 }
@@ -27,7 +32,8 @@ export async function startServiceProcess(
   script = 'server/main.ts',
   { until = script.includes('sample') ? 'listening' : 'ready' }: { until?: 'listening' | 'ready' } = {},
 ): Promise<ServiceProcess> {
-  const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env });
+  const firstKeyFile = join(mkdtempSync(join(tmpdir(), 'workspace-first-key-')), 'first-api-key.json');
+  const child = startScript(script, [], { PORT: '0', LOG_LEVEL: 'info', FIRST_KEY_FILE: firstKeyFile, ...env });
   let stdout = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stdout += chunk));
@@ -52,9 +58,10 @@ export async function startServiceProcess(
     url,
     child,
     stdout: () => stdout,
+    firstKeyFile,
     printedKey() {
-      const printed = /\{"api_key":"[^"]+","api_key_secret":"[^"]+"\}/.exec(stdout);
-      return printed ? JSON.parse(printed[0]) : undefined;
+      const named = /"file":"([^"]+)"[^\n]*no API key existed/.exec(stdout);
+      return named ? JSON.parse(readFileSync(named[1]!, 'utf8')) : undefined;
     },
     async stop(signal) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -58,8 +58,10 @@ character but U+0000 (NUL).
 Password: TypeAlias = str
 """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
 one uppercase letter, one lowercase letter, one digit and one special character
-(anything that is not an ASCII letter or digit). Stored only as an argon2id hash and
-never returned.
+(anything that is not an ASCII letter or digit). Two rules this schema cannot state are
+enforced too: the 8 are counted as a person sees them (a letter with its combining
+accents is one), and the password must not be the user's username, whatever its case.
+Stored only as an argon2id hash and never returned.
 """
 
 AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey"]
@@ -413,8 +415,10 @@ class NewUser:
     password: Password | None = None
     """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
     one uppercase letter, one lowercase letter, one digit and one special character
-    (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and
-    never returned.
+    (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
+    enforced too: the 8 are counted as a person sees them (a letter with its combining
+    accents is one), and the password must not be the user's username, whatever its case.
+    Stored only as an argon2id hash and never returned.
     """
 
     def to_json(self) -> dict[str, Any]:
@@ -503,8 +507,10 @@ class UserUpdate:
     password: Password | None = None
     """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
     one uppercase letter, one lowercase letter, one digit and one special character
-    (anything that is not an ASCII letter or digit). Stored only as an argon2id hash and
-    never returned.
+    (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
+    enforced too: the 8 are counted as a person sees them (a letter with its combining
+    accents is one), and the password must not be the user's username, whatever its case.
+    Stored only as an argon2id hash and never returned.
     """
 
     def to_json(self) -> dict[str, Any]:
