@@ -1,6 +1,10 @@
 /**
- * The build and the unit and integration tests on every Node.js LTS we
- * support besides the one running this (docs/development.md, Node versions):
+ * What can differ between Node versions, on every Node.js LTS we support
+ * besides the one running this (docs/development.md, Node versions): the
+ * install with its native modules, the build, the SQLite driver, the unit
+ * tests, the store's integration tests on both databases (the native driver
+ * under load, its statements collected), password hashing (a native module),
+ * and a smoke run of the service as a process:
  *
  *   npm run test:node-matrix                 Node 22 and 24
  *   npm run test:node-matrix -- --node 24    one of them
@@ -15,9 +19,9 @@
  * node_modules, built for the Node running this, is never touched. An
  * install is kept while package-lock.json, patches/ and the Node are the same.
  *
- * The full suite (system tests, the gate, Chromium, the SDKs) runs on the
- * machine's own Node, by `npm test`; the totals of every run are recorded for
- * `scripts/test-totals.ts`.
+ * The full suite (every integration test, system tests, the gate, Chromium,
+ * the SDKs) runs on the machine's own Node, by `npm test`; the totals of every
+ * run are recorded for `scripts/test-totals.ts`.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,6 +37,13 @@ import { totalsDirectory } from './test-totals.js';
  * package.json's `engines` and the README name the same lines.
  */
 export const NODE_MATRIX = ['22.23.3', '24.21.0'] as const;
+
+/**
+ * The integration tests each Node runs: the store (both databases, through the
+ * native SQLite driver and pg), argon2's native hashing, and the service
+ * started as a process.
+ */
+export const MATRIX_INTEGRATION_TESTS = ['server/store/', 'server/handlers/update-user.', 'server/main.'] as const;
 
 /** The line the full suite runs on, by `npm test` on the machine's own Node (20.20.2 here). */
 export const FULL_SUITE_NODE_LINE = '20';
@@ -161,8 +172,8 @@ function testOn(version: string): MatrixResult {
     );
     process.stdout.write(`\n== Node ${version}: unit tests\n`);
     npm('run', 'test:unit');
-    process.stdout.write(`\n== Node ${version}: integration tests\n`);
-    npm('run', 'test:integration');
+    process.stdout.write(`\n== Node ${version}: integration tests of the store, hashing and the service process\n`);
+    npm('run', 'test:integration', '--', ...MATRIX_INTEGRATION_TESTS);
     return { version, ok: true, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     return { version, ok: false, seconds: (performance.now() - started) / 1000, failure: (error as Error).message };

@@ -1,7 +1,10 @@
 /**
  * Runs one tier of tests, chosen by file name (docs/development.md, Tests):
  *
- *   tsx scripts/run-tests.ts unit | integration | system
+ *   tsx scripts/run-tests.ts unit | integration | system [path prefix …]
+ *
+ * With path prefixes, only the tier's files under them run (the Node matrix
+ * runs a chosen few this way).
  *
  *   <name>.test.ts               unit: no database, no child process; seconds in all
  *   <name>.integration.test.ts   the app or the store on a database
@@ -72,10 +75,18 @@ async function run(command: string, args: string[]): Promise<{ status: number; t
 async function main(): Promise<void> {
   const tier = process.argv[2] as Tier;
   if (!TIERS.includes(tier)) {
-    process.stderr.write(`usage: tsx scripts/run-tests.ts ${TIERS.join(' | ')}\n`);
+    process.stderr.write(`usage: tsx scripts/run-tests.ts ${TIERS.join(' | ')} [path prefix …]\n`);
     process.exit(2);
   }
-  const files = testFiles().filter((file) => tierOf(file) === tier);
+  const prefixes = process.argv.slice(3);
+  const files = testFiles().filter(
+    (file) => tierOf(file) === tier && (prefixes.length === 0 || prefixes.some((prefix) => file.startsWith(prefix))),
+  );
+  // A filter that matches nothing would pass without testing anything.
+  if (files.length === 0) {
+    process.stderr.write(`run-tests: no ${tier} test file under ${prefixes.join(', ')}\n`);
+    process.exit(2);
+  }
   const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec'];
   if (tier === 'unit') {
     const { status, totals } = await run(process.execPath, [...nodeTest, ...files]);
