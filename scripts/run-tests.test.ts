@@ -16,6 +16,8 @@ describe('test tiers, by file name', () => {
     assert.deepEqual(storesOf('server/faults.sqlite.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('scripts/bench.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('server/sample/readme-python-client.system.test.ts'), ['sqlite']);
+    assert.deepEqual(storesOf('client/cli/main.integration.test.ts'), ['sqlite'], 'a client of the API: once');
+    assert.deepEqual(storesOf('client/package.system.test.ts'), ['sqlite']);
   });
 
   it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {

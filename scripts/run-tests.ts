@@ -13,9 +13,11 @@
  *
  * Integration and system tests run on each store: SQLite, then a throwaway
  * PostgreSQL (scripts/with-postgres.ts). A file with `sqlite` or `postgres` in
- * its name or folder runs on that store only, and the tests of the tooling in
+ * its name or folder runs on that store only. The tests of the tooling in
  * scripts/ and of the sample server, which open no database of the test's
- * choosing, run once.
+ * choosing, and those of the SDK, the CLI and the SDK's package in client/,
+ * which reach the store only through the HTTP API (whose behaviour on each
+ * store the server's own tests cover), run once.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -36,8 +38,8 @@ export function tierOf(file: string): Tier {
   return 'unit';
 }
 
-/** Folders whose tests open no database of the test's choosing (the tooling, the sample server): run once. */
-const DATABASE_FREE = ['scripts', join('server', 'sample')];
+/** Folders whose tests do not depend on the store (the tooling, the sample server, the API's clients): run once. */
+const DATABASE_FREE = ['scripts', 'client', join('server', 'sample')];
 
 /** The stores a test file runs on: none for unit tests. */
 export function storesOf(file: string): StoreName[] {

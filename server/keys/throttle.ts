@@ -61,8 +61,9 @@ export class AuthThrottle {
     const count = this.#counts.get(key, { updateAgeOnGet: false });
     // The LRU table forgets a window once it is over, by its own clock; the window's end decides, by ours.
     if (!count || count.resetAt <= now) {
+      // The first failure of a window is always answered 401: the limit is at least 1.
       this.#counts.set(key, { failures: 1, resetAt: now + this.#windowMs });
-      return { answer: 1 > this.#maxFailures ? rateLimited(this.#windowMs) : invalid, throttledNow: 1 > this.#maxFailures };
+      return { answer: invalid, throttledNow: false };
     }
     count.failures += 1;
     // Refresh its place in the LRU order, keeping the window that started with the first failure.
