@@ -111,15 +111,19 @@ describe('the TypeScript SDK against the real service', () => {
     );
   });
 
-  it('sends the credentials by HTTP Basic when asked, and in the body by default', async () => {
-    const sent: { authorization: string | null; body: Record<string, unknown> }[] = [];
-    const recording = (credentialsIn?: 'body' | 'basic') =>
+  it('sends the credentials by HTTP Basic or in the api-key headers when asked, and in the body by default', async () => {
+    const sent: { authorization: string | null; apiKey: string | null; body: Record<string, unknown> }[] = [];
+    const recording = (credentialsIn?: 'body' | 'basic' | 'headers') =>
       createWorkspaceClient({
         baseUrl: service.baseUrl,
         ...service.admin,
         ...(credentialsIn ? { credentialsIn } : {}),
         fetch: async (request) => {
-          sent.push({ authorization: request.headers.get('authorization'), body: JSON.parse(await request.clone().text()) });
+          sent.push({
+            authorization: request.headers.get('authorization'),
+            apiKey: request.headers.get('api-key'),
+            body: JSON.parse(await request.clone().text()),
+          });
           return fetch(request);
         },
       });
@@ -131,6 +135,11 @@ describe('the TypeScript SDK against the real service', () => {
     );
     assert.deepEqual(sent[0]!.body, { target_user: { username: 'nobody@example.com' } }, 'no credentials in the body');
     assert.ok((await recording('basic').validateCredentials()).data);
+
+    const byKeyHeaders = await recording('headers').getUser({ target_user: { username: 'nobody@example.com' } });
+    assert.equal(byKeyHeaders.error?.code, 'user_not_found', 'the service took the api-key headers');
+    assert.deepEqual([sent.at(-1)!.apiKey, sent.at(-1)!.authorization], [service.admin.api_key, null]);
+    assert.deepEqual(sent.at(-1)!.body, { target_user: { username: 'nobody@example.com' } }, 'no credentials in the body');
 
     await recording().getGroups();
     assert.equal(sent.at(-1)!.authorization, null);

@@ -38,10 +38,11 @@ export interface WorkspaceClientOptions extends Partial<Credentials> {
   timeoutMs?: number;
   /**
    * Where the credentials travel: `body` (default), as `api_key` and `api_key_secret`
-   * in the JSON body like Kasm's older API and its clients; or `basic`, as HTTP Basic
-   * (`Authorization: Basic …`) like Kasm's current Developer API. The service takes both.
+   * in the JSON body like Kasm's older API and its clients; `basic`, as HTTP Basic
+   * (`Authorization: Basic …`) like Kasm's current Developer API; or `headers`, as
+   * `api-key` and `api-key-secret` request headers. The service takes each.
    */
-  credentialsIn?: 'body' | 'basic';
+  credentialsIn?: 'body' | 'basic' | 'headers';
 }
 
 export interface CallOptions {
@@ -161,11 +162,11 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
       ) => Promise<Result<Op>>;
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
       if (credentialsIn === 'body') return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, signal });
-      return await post(pathOf(operation), {
-        body: fields,
-        headers: { Authorization: basicAuthorization(api_key, api_key_secret) },
-        signal,
-      });
+      const headers: Record<string, string> =
+        credentialsIn === 'basic'
+          ? { Authorization: basicAuthorization(api_key, api_key_secret) }
+          : { 'api-key': api_key, 'api-key-secret': api_key_secret };
+      return await post(pathOf(operation), { body: fields, headers, signal });
     } catch (error) {
       return { error: describeFailure(error, baseUrl, timeoutMs, timeout) };
     }

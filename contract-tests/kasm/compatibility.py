@@ -25,14 +25,20 @@ def main() -> None:
     count = int(os.environ.get("USERS", "250"))
     body_client = KasmClient(url, key, secret)
     basic_client = KasmClient(url, key, secret, basic_auth=True)
+    header_client = KasmClient(url, key, secret, key_headers=True)
     done: list[str] = []
 
-    # 1. Validate the key, both ways.
-    for client in (body_client, basic_client):
+    # 1. Validate the key, every way.
+    for client in (body_client, basic_client, header_client):
         expect(client.call("validate_credentials")["api_key"] == key, "validate_credentials names the key")
     try:
         KasmClient(url, key, "wrong-secret", basic_auth=True).call("validate_credentials")
         expect(False, "a wrong secret by Basic auth was accepted")
+    except KasmError as error:
+        expect(error.status == 401 and error.body["error_message"] == "Invalid API key or secret", f"wrong secret: {error}")
+    try:
+        KasmClient(url, key, "wrong-secret", key_headers=True).call("validate_credentials")
+        expect(False, "a wrong secret in the api-key headers was accepted")
     except KasmError as error:
         expect(error.status == 401 and error.body["error_message"] == "Invalid API key or secret", f"wrong secret: {error}")
     done.append("validate")
@@ -45,8 +51,8 @@ def main() -> None:
             body_client.call("create_user", target_user={"username": username, "first_name": "Kasm", "last_name": f"User {username[4:8]}"})
     done.append(f"created {count}")
 
-    # 3. One get_users with credentials only lists every one of them, both ways.
-    for client in (body_client, basic_client):
+    # 3. One get_users with credentials only lists every one of them, every way.
+    for client in (body_client, basic_client, header_client):
         everyone = {user["username"]: user for user in client.get_users()}
         missing = [username for username in usernames if username not in everyone]
         expect(not missing, f"get_users left out {len(missing)} users, e.g. {missing[:3]}")

@@ -28,13 +28,14 @@ class KasmError(Exception):
 
 
 class KasmClient:
-    """Credentials in the body (Kasm's older API), or by HTTP Basic (its current Developer API)."""
+    """Credentials in the body (Kasm's older API), by HTTP Basic (its current Developer API), or in api-key headers."""
 
-    def __init__(self, base_url: str, api_key: str, api_key_secret: str, basic_auth: bool = False):
+    def __init__(self, base_url: str, api_key: str, api_key_secret: str, basic_auth: bool = False, key_headers: bool = False):
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.api_key_secret = api_key_secret
         self.basic_auth = basic_auth
+        self.key_headers = key_headers
 
     def call(self, operation: str, **fields: Any) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
@@ -42,6 +43,8 @@ class KasmClient:
         if self.basic_auth:
             token = base64.b64encode(f"{self.api_key}:{self.api_key_secret}".encode()).decode()
             headers["Authorization"] = f"Basic {token}"
+        elif self.key_headers:
+            headers.update({"api-key": self.api_key, "api-key-secret": self.api_key_secret})
         else:
             body.update(api_key=self.api_key, api_key_secret=self.api_key_secret)
         request = urllib.request.Request(

@@ -102,6 +102,9 @@ done.append("getUsers")
 # The same key by HTTP Basic, with no credentials in the body.
 by_basic = WorkspaceClient.from_environment(credentials_in="basic")
 assert [user.user_id for user in by_basic.get_users().users] == [created.user_id]
+# And in the api-key and api-key-secret headers.
+by_headers = WorkspaceClient.from_environment(credentials_in="headers")
+assert [user.user_id for user in by_headers.get_users().users] == [created.user_id]
 
 names = [group.name for group in client.get_groups().groups]
 assert "All Users" in names

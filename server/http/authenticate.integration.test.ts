@@ -313,3 +313,68 @@ describe('the throttle counts failures by header and by body alike', () => {
     }
   });
 });
+
+describe('credentials in the api-key and api-key-secret headers, as some Kasm clients send them', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ authThrottle: { maxFailures: 3, windowSeconds: 60 } });
+  });
+  after(() => service.close());
+
+  const byHeaders = (operation: string, headers: Record<string, string>, body: unknown = {}) =>
+    service.request(`/api/public/${operation}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const keyHeaders = (apiKey: string, secret: string) => ({ 'api-key': apiKey, 'api-key-secret': secret });
+  const seen = (answer: Answer) => ({
+    status: answer.status,
+    text: answer.text,
+    headers: ['content-type', 'content-length', 'www-authenticate'].map((name) => answer.headers.get(name)),
+  });
+
+  it('answers as body credentials do: the same user, the same 401, byte for byte', async () => {
+    const user = await service.createUser({ first_name: 'Headed' });
+    const headers = keyHeaders(service.admin.api_key, service.admin.api_key_secret);
+    const found = await byHeaders('get_user', headers, { target_user: { user_id: user.user_id } });
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.body.user.first_name, 'Headed');
+    const updated = await byHeaders('update_user', headers, { target_user: { user_id: user.user_id, last_name: 'Kasm' } });
+    assert.equal(updated.body.user.last_name, 'Kasm');
+
+    const inBody = seen(await service.call('get_groups', { api_key: 'nobody', api_key_secret: 'wrong' }));
+    const wrongOnes: Record<string, string>[] = [
+      keyHeaders('nobody2', 'wrong'),
+      keyHeaders(service.admin.api_key, 'wrong'),
+      { 'api-key': service.admin.api_key }, // the secret left out
+      { 'api-key-secret': service.admin.api_key_secret }, // the key left out
+      keyHeaders(service.admin.api_key, ''),
+    ];
+    for (const wrong of wrongOnes) {
+      assert.deepEqual(seen(await byHeaders('get_groups', wrong)), inBody, JSON.stringify(Object.keys(wrong)));
+    }
+  });
+
+  it('goes through the same throttle: 429 past the limit for that key id, and valid headers still pass', async () => {
+    const statuses = [];
+    for (let attempt = 0; attempt < 5; attempt++) statuses.push((await byHeaders('get_groups', keyHeaders('probe', `x${attempt}`))).status);
+    assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
+    assert.equal((await service.call('get_groups', { api_key: 'probe', api_key_secret: 'y' })).status, 429, 'by body: the same count');
+    assert.equal((await byHeaders('get_groups', keyHeaders(service.admin.api_key, service.admin.api_key_secret))).status, 200);
+  });
+
+  it('refuses them beside other credentials that differ, takes them beside the same, and logs neither header', async () => {
+    const headers = keyHeaders(service.admin.api_key, service.admin.api_key_secret);
+    const other = await service.createKey();
+    const differing = await byHeaders('get_groups', headers, other);
+    assert.equal(differing.status, 400, differing.text);
+    assert.match(differing.body.error_message, /the api-key headers and in the body differ/);
+    const basic = `Basic ${Buffer.from(`${other.api_key}:${other.api_key_secret}`).toString('base64')}`;
+    const withBasic = await byHeaders('get_groups', { ...headers, Authorization: basic });
+    assert.match(withBasic.body.error_message, /the Authorization header and in the api-key headers differ/);
+    assert.equal((await byHeaders('get_groups', headers, service.admin)).status, 200);
+    assert.ok(!service.logs().includes(service.admin.api_key_secret), 'the secret is in no log line');
+    assert.ok(!service.logs().includes(other.api_key_secret));
+  });
+});

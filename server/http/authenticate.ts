@@ -4,11 +4,13 @@
  * its `x-permission` in the contract names it.
  *
  * Credentials come in the JSON body (`api_key`, `api_key_secret`: Kasm's older
- * API and its clients) or by HTTP Basic (`Authorization: Basic
- * base64(api_key:api_key_secret)`: Kasm's current Developer API). Both go
- * through the same check and the same throttle (keys/throttle.ts), and every
- * failure gets the same 401, or 429 once a client has failed too often. Both at once must agree: which one would "win" is not a question
- * the service should answer silently.
+ * API and its clients), by HTTP Basic (`Authorization: Basic
+ * base64(api_key:api_key_secret)`: Kasm's current Developer API), or in the
+ * `api-key` and `api-key-secret` headers (some Kasm clients). All go through
+ * the same check and the same throttle (keys/throttle.ts), and every failure
+ * gets the same 401, or 429 once a client has failed too often. Several at
+ * once must agree: which one would "win" is not a question the service
+ * should answer silently.
  */
 import type { Request, RequestHandler } from 'express';
 import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
@@ -19,52 +21,78 @@ import type { Store } from '../store/repositories.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
 import { requestLogger } from './request-logging.js';
 
-/** What the Authorization header holds: no header, credentials, or something that is not Basic credentials. */
-type HeaderCredentials = { kind: 'none' } | { kind: 'basic'; credentials: Credentials } | { kind: 'malformed' };
+/**
+ * What one way of sending credentials holds: nothing, credentials, or
+ * something that is not credentials (a malformed Authorization header, one of
+ * the two api-key headers without the other), which fails like a wrong secret.
+ */
+type Sent = { kind: 'none' } | { kind: 'credentials'; credentials: Credentials } | { kind: 'malformed' };
+
+const NONE: Sent = { kind: 'none' };
+const MALFORMED: Sent = { kind: 'malformed' };
+const sent = (api_key: string, api_key_secret: string): Sent => ({ kind: 'credentials', credentials: { api_key, api_key_secret } });
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 
-function fromHeader(req: Request): HeaderCredentials {
+function fromAuthorization(req: Request): Sent {
   const header = req.headers.authorization;
-  if (header === undefined) return { kind: 'none' };
+  if (header === undefined) return NONE;
   const token = BASIC.exec(header)?.[1];
-  if (!token) return { kind: 'malformed' };
+  if (!token) return MALFORMED;
   const decoded = Buffer.from(token, 'base64');
   const text = new TextDecoder('utf-8', { fatal: false }).decode(decoded);
   const colon = text.indexOf(':');
-  if (colon <= 0 || colon === text.length - 1 || Buffer.from(text).compare(decoded) !== 0) return { kind: 'malformed' };
-  return { kind: 'basic', credentials: { api_key: text.slice(0, colon), api_key_secret: text.slice(colon + 1) } };
+  if (colon <= 0 || colon === text.length - 1 || Buffer.from(text).compare(decoded) !== 0) return MALFORMED;
+  return sent(text.slice(0, colon), text.slice(colon + 1));
 }
 
-function fromBody(req: Request): Credentials | undefined {
+/** The `api-key` and `api-key-secret` headers some Kasm clients send: both, or it is malformed. */
+function fromApiKeyHeaders(req: Request): Sent {
+  const apiKey = req.headers['api-key'];
+  const secret = req.headers['api-key-secret'];
+  if (apiKey === undefined && secret === undefined) return NONE;
+  // A repeated header arrives joined (`a, b`) or as an array: neither is one credential.
+  if (typeof apiKey !== 'string' || typeof secret !== 'string' || apiKey === '' || secret === '') return MALFORMED;
+  return sent(apiKey, secret);
+}
+
+function fromBody(req: Request): Sent {
   // The validator has made sure both are present together, as non-empty strings.
   const { api_key, api_key_secret } = (req.body ?? {}) as Partial<Credentials>;
-  return api_key !== undefined && api_key_secret !== undefined ? { api_key, api_key_secret } : undefined;
+  return api_key !== undefined && api_key_secret !== undefined ? sent(api_key, api_key_secret) : NONE;
 }
 
-const disagreement = () => {
-  const message = 'differs from the credentials in the Authorization header';
-  return new ServiceError(
-    400,
-    'invalid_request',
-    'Invalid request: the credentials in the Authorization header and in the body differ; send them once',
-    [{ path: '/body/api_key', message }],
-  );
-};
+/** The ways credentials can travel, by the words an error message uses for each. */
+const WAYS = [
+  ['the Authorization header', fromAuthorization],
+  ['the api-key headers', fromApiKeyHeaders],
+  ['the body', fromBody],
+] as const;
+
+const disagreement = (ways: string[]) =>
+  new ServiceError(400, 'invalid_request', `Invalid request: the credentials in ${ways.join(' and in ')} differ; send them once`, [
+    { path: ways.includes('the body') ? '/body/api_key' : '/header/api-key', message: `differs from the credentials in ${ways[0]}` },
+  ]);
+
+/**
+ * The credentials of a request, from whichever ways it sent them; undefined
+ * when there are none or one way is malformed. Several ways must agree.
+ */
+function credentialsOf(req: Request): Credentials | undefined {
+  const found = WAYS.map(([way, read]) => [way, read(req)] as const).filter(([, value]) => value.kind !== 'none');
+  if (found.some(([, value]) => value.kind === 'malformed')) return undefined;
+  const given = found.map(([way, value]) => [way, (value as Extract<Sent, { kind: 'credentials' }>).credentials] as const);
+  const [first] = given;
+  if (!first) return undefined;
+  const differ = given.some(([, other]) => other.api_key !== first[1].api_key || other.api_key_secret !== first[1].api_key_secret);
+  if (differ) throw disagreement(given.map(([way]) => way));
+  return first[1];
+}
 
 export function authenticate(permission: RequiredPermission, store: Store, throttle: AuthThrottle): RequestHandler {
   return async (req, res, next) => {
     if (permission === 'none') return next();
-    const header = fromHeader(req);
-    const body = fromBody(req);
-    if (
-      header.kind === 'basic' &&
-      body &&
-      (header.credentials.api_key !== body.api_key || header.credentials.api_key_secret !== body.api_key_secret)
-    ) {
-      throw disagreement();
-    }
-    const credentials = header.kind === 'basic' ? header.credentials : header.kind === 'none' ? body : undefined;
+    const credentials = credentialsOf(req);
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
     const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {

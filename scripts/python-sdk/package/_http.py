@@ -19,7 +19,7 @@ from .errors import ApiError, TransportError, UnexpectedResponse
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 
-CredentialsIn = Literal["body", "basic"]
+CredentialsIn = Literal["body", "basic", "headers"]
 
 _Client = TypeVar("_Client", bound="BaseClient")
 
@@ -43,7 +43,8 @@ class BaseClient:
         :param api_key_secret: its secret.
         :param credentials_in: ``"body"`` (the default) sends them as ``api_key`` and
             ``api_key_secret`` in the JSON body, as Kasm's older API and its clients do;
-            ``"basic"`` sends them as HTTP Basic credentials, as Kasm's current API does.
+            ``"basic"`` sends them as HTTP Basic credentials, as Kasm's current API does;
+            ``"headers"`` sends them as ``api-key`` and ``api-key-secret`` request headers.
         :param timeout: seconds to wait for the service before raising TransportError.
         :param opener: a urllib opener to send requests through (proxies, TLS settings, tests).
         """
@@ -82,6 +83,9 @@ class BaseClient:
         if credentials and self.credentials_in == "basic" and self._api_key is not None:
             pair = f"{self._api_key}:{self._api_key_secret or ''}".encode()
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        if credentials and self.credentials_in == "headers" and self._api_key is not None:
+            headers["api-key"] = self._api_key
+            headers["api-key-secret"] = self._api_key_secret or ""
         raw = self._send(method, path, data, headers)
         try:
             return json.loads(raw)
