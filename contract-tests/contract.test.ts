@@ -19,7 +19,8 @@ function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema
   const resolved = resolve(schema);
   if (resolved.type === 'object') yield [path, resolved];
   for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) yield* objectSchemas(property, `${path}.${name}`);
-  for (const [index, variant] of (resolved.oneOf ?? []).entries()) yield* objectSchemas(variant, `${path}|${index}`);
+  for (const [index, variant] of [...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])].entries())
+    yield* objectSchemas(variant, `${path}|${index}`);
   if (resolved.items) yield* objectSchemas(resolved.items, `${path}[]`);
 }
 

@@ -54,8 +54,10 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
 export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitrary<Json> {
   const resolved = resolveSchema(schema);
   if (resolved.enum) return fc.constantFrom(...(resolved.enum as Json[]));
-  // Ajv filters out values that match several variants.
-  if (resolved.oneOf) return fc.oneof(...(resolved.oneOf as Schema[]).map((variant) => validValue(variant, overrides)));
+  if ('const' in resolved) return fc.constant(resolved.const as Json);
+  // Ajv filters out values that match several variants of a oneOf; any of an anyOf will do.
+  const variants = (resolved.oneOf ?? resolved.anyOf) as Schema[] | undefined;
+  if (variants) return fc.oneof(...variants.map((variant) => validValue(variant, overrides)));
   switch (resolved.type) {
     case 'object': {
       const properties = Object.entries<Schema>(resolved.properties ?? {});

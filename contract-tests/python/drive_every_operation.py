@@ -25,6 +25,7 @@ from workspace_user_api import (
     TransportError,
     UnexpectedResponse,
     User,
+    UserIdWithUsername,
     UsernameRef,
     UserRef,
     UserUpdate,
@@ -89,6 +90,9 @@ done.append("updateUser")
 
 assert client.get_user(target_user=UserRef(user_id=created.user_id)).user.user_id == created.user_id
 assert client.get_user(target_user=UsernameRef(username=" PY@example.com ")).user.user_id == created.user_id
+# Both, as Kasm clients send them: the identifier wins.
+both = UserIdWithUsername(user_id=created.user_id, username="someone-else@example.com")
+assert client.get_user(target_user=both).user.user_id == created.user_id
 done.append("getUser")
 
 page = client.get_users(page=1, page_size=50, sort_by="created")

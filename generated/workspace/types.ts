@@ -471,9 +471,17 @@ export interface components {
             /** @description Pass this as `cursor` for the page after this one; null when no user follows this page. */
             next_cursor: string | null;
         };
+        /**
+         * @description A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+         *     digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+         *     either case. Both name the same user; answers always give the 32 lowercase digits.
+         * @example 4b2d9a1e0c8f4e6a9d3b7c5e1f0a2b3c
+         * @example 4b2d9a1e-0c8f-4e6a-9d3b-7c5e1f0a2b3c
+         */
+        UserIdAccepted: string;
         /** @description Names a user by identifier. */
         UserRef: {
-            user_id: components["schemas"]["UserId"];
+            user_id: components["schemas"]["UserIdAccepted"];
         };
         /**
          * @description A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
@@ -490,15 +498,35 @@ export interface components {
          * @example alice@example.com
          */
         Username: string;
-        /** @description Names a user by username, matched after the same preparation as on create (trimmed, width-mapped, lower-cased, NFC). */
+        /**
+         * @description Names a user by username, matched after the same preparation as on create (trimmed,
+         *     width-mapped, lower-cased, NFC). An empty `user_id` beside it counts as absent.
+         */
         UsernameRef: {
             username: components["schemas"]["Username"];
+            /**
+             * @description Empty, or left out.
+             * @constant
+             */
+            user_id?: "";
+        };
+        /**
+         * @description Names a user by identifier, with a username beside it, as some Kasm clients send both:
+         *     the identifier wins and the username is ignored, as in Kasm.
+         */
+        UserIdWithUsername: {
+            user_id: components["schemas"]["UserIdAccepted"];
+            /** @description Ignored when `user_id` is given. */
+            username: string;
         };
         GetUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
-            /** @description The user to return, by identifier or by username. */
-            target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"];
+            /**
+             * @description The user to return, by identifier or by username. When both come, the identifier
+             *     wins, and an empty one counts as absent, as in Kasm.
+             */
+            target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"] | components["schemas"]["UserIdWithUsername"];
         };
         UserResponse: {
             user: components["schemas"]["User"];
@@ -550,7 +578,7 @@ export interface components {
          *     and `groups` cannot be changed here.
          */
         UserUpdate: {
-            user_id: components["schemas"]["UserId"];
+            user_id: components["schemas"]["UserIdAccepted"];
             username?: components["schemas"]["Username"];
             first_name?: components["schemas"]["ProfileText"];
             last_name?: components["schemas"]["ProfileText"];
@@ -596,9 +624,17 @@ export interface components {
             /** @description Every group, ordered by name. */
             groups: components["schemas"]["Group"][];
         };
+        /**
+         * @description A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+         *     digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+         *     answers always give the 32 lowercase digits.
+         * @example 9f1c2e3d4b5a69788796a5b4c3d2e1f0
+         * @example 9f1c2e3d-4b5a-6978-8796-a5b4c3d2e1f0
+         */
+        GroupIdAccepted: string;
         /** @description Names a group by identifier. */
         GroupRef: {
-            group_id: components["schemas"]["GroupId"];
+            group_id: components["schemas"]["GroupIdAccepted"];
         };
         UserGroupRequest: {
             api_key?: components["schemas"]["ApiKey"];
@@ -609,7 +645,7 @@ export interface components {
         GetAuditEventsRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
-            target_user_id?: components["schemas"]["UserId"];
+            target_user_id?: components["schemas"]["UserIdAccepted"];
             /** @description Only the changes this API key made, or `admin-cli` for those of `npm run admin`. */
             actor?: string;
             /**

@@ -1,5 +1,6 @@
 /** getAuditEvents: the audit trail, newest first, a page at a time by cursor. */
 import { ServiceError } from '../service-errors.js';
+import { canonicalId } from './ids.js';
 import { invalidCursor } from './user-cursor.js';
 import type { Handlers, Services } from './types.js';
 
@@ -39,7 +40,7 @@ export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEven
       const { events, more } = await store.audit.list({
         pageSize: page_size ?? AUDIT_PAGE_SIZE,
         ...(cursor === undefined ? {} : { after: eventAfter(cursor) }),
-        ...(target_user_id === undefined ? {} : { targetUserId: target_user_id }),
+        ...(target_user_id === undefined ? {} : { targetUserId: canonicalId(target_user_id) }),
         ...(actor === undefined ? {} : { actor }),
         ...(since === undefined ? {} : { since: asStored(since, 'since') }),
         ...(until === undefined ? {} : { until: asStored(until, 'until') }),

@@ -2,6 +2,7 @@
 import { ServiceError, groupNotFound, userNotFound } from '../service-errors.js';
 import type { MembershipChange } from '../store/records.js';
 import type { Handlers, Services } from './types.js';
+import { canonicalId } from './ids.js';
 
 function answer(change: MembershipChange): Record<string, never> {
   switch (change) {
@@ -26,10 +27,10 @@ export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' |
       return { groups: await store.groups.list() };
     },
     async addUserGroup({ target_user, target_group }, { author }) {
-      return answer(await store.groups.addMember(target_user.user_id, target_group.group_id, author));
+      return answer(await store.groups.addMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author));
     },
     async removeUserGroup({ target_user, target_group }, { author }) {
-      return answer(await store.groups.removeMember(target_user.user_id, target_group.group_id, author));
+      return answer(await store.groups.removeMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author));
     },
   };
 }

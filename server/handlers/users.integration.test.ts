@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../password/hashing.js';
+import { TEST_SETUP } from '../store/records.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 describe('the user lifecycle', () => {
@@ -111,10 +112,53 @@ describe('the user lifecycle', () => {
       assert.equal(answer.body.code, 'user_not_found');
     });
 
-    it('refuses a target_user with both or neither of user_id and username', async () => {
-      for (const target_user of [{}, { user_id: 'a'.repeat(32), username: 'x' }]) {
-        assert.equal((await service.callAsAdmin('get_user', { target_user })).status, 400);
+    it('takes both ids as Kasm does: user_id wins, an empty one counts as absent; neither is 400', async () => {
+      const user = await service.createUser({ username: 'both@example.com' });
+      const other = await service.createUser({ username: 'other@example.com' });
+      for (const target_user of [
+        { user_id: user.user_id, username: other.username },
+        { user_id: user.user_id, username: '' },
+        { user_id: '', username: user.username },
+      ]) {
+        const answer = await service.callAsAdmin('get_user', { target_user });
+        assert.equal(answer.status, 200, `${JSON.stringify(target_user)}: ${answer.text}`);
+        assert.equal(answer.body.user.user_id, user.user_id, JSON.stringify(target_user));
       }
+      for (const target_user of [{}, { user_id: '', username: '' }, { user_id: '' }, { username: '' }]) {
+        const answer = await service.callAsAdmin('get_user', { target_user });
+        assert.equal(answer.status, 400, JSON.stringify(target_user));
+        assert.equal(answer.body.code, 'invalid_request');
+      }
+    });
+
+    it('finds a user by its id in the dashed UUID form, in either case, and answers the 32-digit form everywhere', async () => {
+      const user = await service.createUser({ username: 'dashed@example.com' });
+      const hex = user.user_id;
+      const dashed = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      for (const user_id of [dashed, dashed.toUpperCase(), hex.toUpperCase()]) {
+        const found = await service.callAsAdmin('get_user', { target_user: { user_id } });
+        assert.equal(found.body.user?.user_id, hex, `${user_id}: ${found.text}`);
+      }
+      const updated = await service.callAsAdmin('update_user', { target_user: { user_id: dashed, first_name: 'Dashed' } });
+      assert.deepEqual([updated.status, updated.body.user.user_id, updated.body.user.first_name], [200, hex, 'Dashed']);
+      const group = await service.store.groups.create({ group_id: 'd'.repeat(32), name: 'Dashed' }, TEST_SETUP);
+      const groupDashed = `${'D'.repeat(8)}-${'d'.repeat(4)}-${'d'.repeat(4)}-${'d'.repeat(4)}-${'d'.repeat(12)}`;
+      const added = await service.callAsAdmin('add_user_group', {
+        target_user: { user_id: dashed },
+        target_group: { group_id: groupDashed },
+      });
+      assert.equal(added.status, 200, added.text);
+      const member = await service.callAsAdmin('get_user', { target_user: { user_id: hex } });
+      assert.ok(member.body.user.groups.some((membership: { group_id: string }) => membership.group_id === group.group_id));
+      const events = await service.callAsAdmin('get_audit_events', { target_user_id: dashed });
+      assert.ok(
+        events.body.events.length >= 2 && events.body.events.every((event: { target_user_id: string }) => event.target_user_id === hex),
+      );
+      for (const user_id of [`${dashed}-`, `{${dashed}}`, hex.slice(1), `${hex.slice(0, 8)}-${hex.slice(8)}`]) {
+        assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id } })).status, 400, user_id);
+      }
+      const deleted = await service.callAsAdmin('delete_user', { target_user: { user_id: dashed.toUpperCase() } });
+      assert.equal(deleted.status, 200, deleted.text);
     });
   });
 

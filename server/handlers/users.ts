@@ -6,6 +6,7 @@ import { passwordPolicyViolation } from '../password/policy.js';
 import { NameTakenError, type UserChanges } from '../store/records.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
 import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
+import { canonicalId } from './ids.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 
@@ -78,11 +79,12 @@ export function userHandlers({
       return { users, total, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
     },
 
+    // As Kasm: the identifier wins when both come, and an empty one counts as absent.
     async getUser({ target_user }) {
       const user =
-        'user_id' in target_user
-          ? await store.users.findById(target_user.user_id)
-          : await store.users.findByUsername(prepareUsername(target_user.username));
+        'username' in target_user && !target_user.user_id
+          ? await store.users.findByUsername(prepareUsername(target_user.username))
+          : await store.users.findById(canonicalId(target_user.user_id ?? ''));
       if (!user) throw userNotFound();
       return { user };
     },
@@ -113,7 +115,8 @@ export function userHandlers({
 
     // docs/spec §4.1: a partial update, applied atomically, with its audit event.
     async updateUser({ target_user }, { author }) {
-      const { user_id, username, password, ...fields } = target_user;
+      const { user_id: sentId, username, password, ...fields } = target_user;
+      const user_id = canonicalId(sentId);
       const changes: UserChanges = { ...fields };
       if (username !== undefined) changes.username = acceptedUsername(username);
       if (password !== undefined) {
@@ -130,7 +133,7 @@ export function userHandlers({
     },
 
     async deleteUser({ target_user }, { author }) {
-      if (!(await store.users.delete(target_user.user_id, author))) throw userNotFound();
+      if (!(await store.users.delete(canonicalId(target_user.user_id), author))) throw userNotFound();
       return {};
     },
   };

@@ -133,7 +133,7 @@ export const notFoundHandler: RequestHandler = (req) => {
   throw notFound(req);
 };
 
-export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   const serviceError = toServiceError(error, req);
   if (error instanceof StoreUnavailableError) {
     // A fault of the moment, not a bug: its cause goes to the log, without a stack.
@@ -142,7 +142,10 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
     // The cause goes to the log, under the request id the client was given; the client gets nothing more.
     requestLogger(req, res).error({ err: error }, 'request failed');
   }
-  if (res.headersSent) return next(error);
+  // Too late for an answer (a listing cut off mid-stream, a 413 sent before the body was read):
+  // the connection goes, which the client sees as a cut answer. Express's own handler would do
+  // the same, and print the stack to stderr besides.
+  if (res.headersSent) return void req.socket.destroy();
   // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
   if (!req.complete) res.set('Connection', 'close');
   sendJson(req, res.status(serviceError.status).set(serviceError.headers ?? {}), serviceError.toBody());

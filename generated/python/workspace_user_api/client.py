@@ -7,7 +7,7 @@ from typing import Any
 
 from . import _decode
 from ._http import BaseClient
-from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, Health, KeyInfo, NewUser, Readiness, UserId, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, Health, KeyInfo, NewUser, Readiness, UserIdAccepted, UserIdWithUsername, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -55,12 +55,12 @@ class WorkspaceClient(BaseClient):
             body["sort_direction"] = sort_direction
         return UserPage.from_json(self._call_json("POST", "/api/public/get_users", body, credentials=True))
 
-    def get_user(self, *, target_user: UserRef | UsernameRef) -> UserResponse:
+    def get_user(self, *, target_user: UserRef | UsernameRef | UserIdWithUsername) -> UserResponse:
         """Get one user.
 
         Returns one user, named by identifier or by username.
 
-        :param target_user: The user to return, by identifier or by username.
+        :param target_user: The user to return, by identifier or by username. When both come, the identifier wins, and an empty one counts as absent, as in Kasm.
 
         ``POST /api/public/get_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -146,12 +146,12 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": target_user.to_json(), "target_group": target_group.to_json()}
         self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)
 
-    def get_audit_events(self, *, target_user_id: UserId | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
+    def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.
 
         Who changed what, when, with which key and in which request: one event for every change that succeeded (users created, updated or deleted, group memberships, and groups and API keys managed with `npm run admin`), newest first, a page at a time. Filter by the user changed, the key that made the change, and a time range; follow `next_cursor` for older events. Events hold field names, never values. The service keeps them for `AUDIT_RETENTION_DAYS` (365 by default).
 
-        :param target_user_id: A user's identifier, 32 lowercase hexadecimal digits without dashes.
+        :param target_user_id: A user's identifier as a request may send it: 32 hexadecimal digits, or the same digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in either case. Both name the same user; answers always give the 32 lowercase digits.
         :param actor: Only the changes this API key made, or `admin-cli` for those of `npm run admin`.
         :param since: Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
         :param until: Only events before this time. A real date and time of the calendar (RFC 3339); a leap second is refused.

@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from . import _decode
 
-__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserRef", "Username", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "UserUpdate", "Group", "GroupList", "GroupRef", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRef", "UserIdWithUsername", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "UserUpdate", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ApiKey: TypeAlias = str
 """The public identifier of an API key (letters, digits, `-` and `_`)."""
@@ -30,6 +30,12 @@ GroupId: TypeAlias = str
 
 UserRealm: TypeAlias = Literal["local"]
 """The values of User.realm."""
+
+UserIdAccepted: TypeAlias = str
+"""A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+either case. Both name the same user; answers always give the 32 lowercase digits.
+"""
 
 Username: TypeAlias = str
 """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
@@ -62,6 +68,12 @@ one uppercase letter, one lowercase letter, one digit and one special character
 enforced too: the 8 are counted as a person sees them (a letter with its combining
 accents is one), and the password must not be the user's username, whatever its case.
 Stored only as an argon2id hash and never returned.
+"""
+
+GroupIdAccepted: TypeAlias = str
+"""A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+answers always give the 32 lowercase digits.
 """
 
 AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey"]
@@ -300,8 +312,11 @@ class UserPage:
 class UserRef:
     """Names a user by identifier."""
 
-    user_id: UserId
-    """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
+    user_id: UserIdAccepted
+    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+    either case. Both name the same user; answers always give the 32 lowercase digits.
+    """
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -319,7 +334,9 @@ class UserRef:
 
 @dataclass(kw_only=True)
 class UsernameRef:
-    """Names a user by username, matched after the same preparation as on create (trimmed, width-mapped, lower-cased, NFC)."""
+    """Names a user by username, matched after the same preparation as on create (trimmed,
+    width-mapped, lower-cased, NFC). An empty `user_id` beside it counts as absent.
+    """
 
     username: Username
     """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
@@ -335,9 +352,14 @@ class UsernameRef:
     profile refuses gets `400` with the code `invalid_username` and a message that says why.
     """
 
+    user_id: Literal[""] | None = None
+    """Empty, or left out."""
+
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
         body: dict[str, Any] = {"username": self.username}
+        if self.user_id is not None:
+            body["user_id"] = self.user_id
         return body
 
     @classmethod
@@ -346,6 +368,37 @@ class UsernameRef:
         fields = _decode.json_object(data, "UsernameRef")
         return cls(
             username=_decode.text(_decode.required(fields, "username", "UsernameRef"), "UsernameRef.username"),
+            user_id=cast("Literal[\"\"]", _decode.text(fields["user_id"], "UsernameRef.user_id")) if "user_id" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class UserIdWithUsername:
+    """Names a user by identifier, with a username beside it, as some Kasm clients send both:
+    the identifier wins and the username is ignored, as in Kasm.
+    """
+
+    user_id: UserIdAccepted
+    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+    either case. Both name the same user; answers always give the 32 lowercase digits.
+    """
+
+    username: str
+    """Ignored when `user_id` is given."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"user_id": self.user_id, "username": self.username}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> UserIdWithUsername:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "UserIdWithUsername")
+        return cls(
+            user_id=_decode.text(_decode.required(fields, "user_id", "UserIdWithUsername"), "UserIdWithUsername.user_id"),
+            username=_decode.text(_decode.required(fields, "username", "UserIdWithUsername"), "UserIdWithUsername.username"),
         )
 
 
@@ -463,8 +516,11 @@ class UserUpdate:
     and `groups` cannot be changed here.
     """
 
-    user_id: UserId
-    """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
+    user_id: UserIdAccepted
+    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+    either case. Both name the same user; answers always give the 32 lowercase digits.
+    """
 
     username: Username | None = None
     """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
@@ -605,8 +661,11 @@ class GroupList:
 class GroupRef:
     """Names a group by identifier."""
 
-    group_id: GroupId
-    """A group's identifier, 32 lowercase hexadecimal digits without dashes."""
+    group_id: GroupIdAccepted
+    """A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+    answers always give the 32 lowercase digits.
+    """
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
