@@ -64,7 +64,7 @@ describe('the contract as the server reads it', () => {
   it('names the permissions of docs/architecture.md, and gives each operation the permission it lists', () => {
     assert.deepEqual(
       [...PERMISSIONS],
-      ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify', 'audit_view'],
+      ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify', 'audit_view', 'groups_modify_system'],
     );
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
     assert.deepEqual(permissionOf, {

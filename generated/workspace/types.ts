@@ -176,7 +176,10 @@ export interface paths {
         put?: never;
         /**
          * Remove a user from a group
-         * @description Ends the user's membership of the group. No user can leave a system group such as "All Users".
+         * @description Ends the user's membership of the group. A system group such as "All Users" can be
+         *     left only through a key that also holds `groups_modify_system`, as in Kasm (a directory
+         *     sync that sets a user's groups outright, say); without it the answer is `409
+         *     system_group`.
          */
         post: operations["removeUserGroup"];
         delete?: never;
@@ -356,9 +359,12 @@ export interface components {
         };
         /**
          * @description A permission an API key may hold; each operation's `x-permission` names the one it needs.
+         *     `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
+         *     user out of a system group such as "All Users"; keys made before it existed do not
+         *     have it.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -1204,7 +1210,7 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserOrGroupNotFound"];
-            /** @description The user is not a member of the group, or the group is a system group, which no user can leave. */
+            /** @description The user is not a member of the group, or the group is a system group and the key lacks `groups_modify_system`. */
             409: {
                 headers: {
                     [name: string]: unknown;

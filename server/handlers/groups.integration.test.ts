@@ -53,12 +53,26 @@ describe('groups and membership', () => {
     assert.equal(notMember.body.code, 'not_member');
   });
 
-  it('keeps every user in "All Users"', async () => {
+  it('keeps every user in "All Users", but for a key with groups_modify_system, as in Kasm', async () => {
     const user = await service.createUser();
-    const answer = await membership('remove_user_group', user.user_id, allUsers.group_id);
-    assert.equal(answer.status, 409);
-    assert.equal(answer.body.code, 'system_group');
+    const target = { target_user: { user_id: user.user_id }, target_group: { group_id: allUsers.group_id } };
+    const groupsModify = await service.createKey({ permissions: ['groups_modify'] });
+    const refused = await service.call('remove_user_group', { ...groupsModify, ...target });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'system_group');
+    assert.match(refused.body.error_message, /groups_modify_system/);
     assert.deepEqual(await groupNames(user.user_id), ['All Users']);
+    const systemOnly = await service.createKey({ permissions: ['groups_modify_system'] });
+    assert.equal((await service.call('remove_user_group', { ...systemOnly, ...target })).status, 403, 'the operation needs groups_modify');
+
+    const sync = await service.createKey({ permissions: ['groups_modify', 'groups_modify_system'] });
+    const removed = await service.call('remove_user_group', { ...sync, ...target });
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual(await groupNames(user.user_id), []);
+    const events = await service.callAsAdmin('get_audit_events', { target_user_id: user.user_id });
+    assert.equal(events.body.events[0].operation, 'removeUserGroup');
+    assert.equal(events.body.events[0].actor, sync.api_key);
+    assert.equal((await service.call('add_user_group', { ...sync, ...target })).status, 200, 'and back in');
   });
 
   it('answers 404 for an unknown user or group', async () => {

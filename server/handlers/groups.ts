@@ -17,7 +17,11 @@ function answer(change: MembershipChange): Record<string, never> {
     case 'not_member':
       throw new ServiceError(409, 'not_member', 'User is not a member of this group');
     case 'system_group':
-      throw new ServiceError(409, 'system_group', 'Users cannot be removed from a system group such as "All Users"');
+      throw new ServiceError(
+        409,
+        'system_group',
+        'Users can be removed from a system group such as "All Users" only by a key with groups_modify_system',
+      );
   }
 }
 
@@ -29,8 +33,11 @@ export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' |
     async addUserGroup({ target_user, target_group }, { author }) {
       return answer(await store.groups.addMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author));
     },
-    async removeUserGroup({ target_user, target_group }, { author }) {
-      return answer(await store.groups.removeMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author));
+    async removeUserGroup({ target_user, target_group }, { key, author }) {
+      const fromSystemGroup = key?.permissions.includes('groups_modify_system') ?? false;
+      return answer(
+        await store.groups.removeMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author, { fromSystemGroup }),
+      );
     },
   };
 }

@@ -55,12 +55,14 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     assert.equal(await store.groups.removeMember(user.user_id, '0'.repeat(32), TEST_SETUP), 'no_group');
   });
 
-  it('keeps everyone in the system group, which cannot be left or deleted', async () => {
+  it('keeps everyone in the system group, which cannot be deleted, and left only when the caller allows it', async () => {
     const user = await store.users.create(newUserRecord(), TEST_SETUP);
     const system = (await store.groups.list()).find((group) => group.is_system)!;
     assert.equal(await store.groups.removeMember(user.user_id, system.group_id, TEST_SETUP), 'system_group');
     assert.equal(await store.groups.delete(system.group_id, TEST_SETUP), 'system_group');
     assert.deepEqual(await groupNames(user.user_id), ['All Users']);
+    assert.equal(await store.groups.removeMember(user.user_id, system.group_id, TEST_SETUP, { fromSystemGroup: true }), 'done');
+    assert.deepEqual(await groupNames(user.user_id), []);
   });
 
   it('deletes a group with its memberships', async () => {

@@ -70,12 +70,12 @@ export class KyselyGroupRepository implements GroupRepository {
     });
   }
 
-  async removeMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange> {
+  async removeMember(userId: string, groupId: string, by: ChangeAuthor, { fromSystemGroup = false } = {}): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
       const problem = await membershipProblem(trx, userId, groupId);
       if (problem) return problem;
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
-      if (group.is_system) return 'system_group';
+      if (group.is_system && !fromSystemGroup) return 'system_group';
       const result = await trx.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', '=', groupId).executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return 'not_member';
       await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });

@@ -41,7 +41,8 @@ export interface GroupRepository {
   /** Deletes a group and its memberships; the system group cannot be deleted. */
   delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'>;
   addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
-  removeMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
+  /** Refuses a system group ('system_group') unless `fromSystemGroup` allows it. */
+  removeMember(userId: string, groupId: string, by: ChangeAuthor, options?: { fromSystemGroup?: boolean }): Promise<MembershipChange>;
 }
 
 export interface ApiKeyRepository {

@@ -136,7 +136,10 @@ class WorkspaceClient(BaseClient):
     def remove_user_group(self, *, target_user: UserRef, target_group: GroupRef) -> None:
         """Remove a user from a group.
 
-        Ends the user's membership of the group. No user can leave a system group such as "All Users".
+        Ends the user's membership of the group. A system group such as "All Users" can be
+        left only through a key that also holds `groups_modify_system`, as in Kasm (a directory
+        sync that sets a user's groups outright, say); without it the answer is `409
+        system_group`.
 
         :param target_user: Names a user by identifier.
         :param target_group: Names a group by identifier.

@@ -16,8 +16,12 @@ ApiKey: TypeAlias = str
 ApiKeySecret: TypeAlias = str
 """The API key's secret, shown once when the key is created. Never returned by the API."""
 
-Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view"]
-"""A permission an API key may hold; each operation's `x-permission` names the one it needs."""
+Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system"]
+"""A permission an API key may hold; each operation's `x-permission` names the one it needs.
+`groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
+user out of a system group such as "All Users"; keys made before it existed do not
+have it.
+"""
 
 ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
