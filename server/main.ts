@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { createApp } from './app.js';
-import { createFirstApiKey, deliverFirstKey } from './keys/first-key.js';
+import { createFirstApiKey, FirstKeyError, handOverFirstKey } from './keys/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { explain } from './service-errors.js';
 import { type Listener, serve } from './http/lifecycle.js';
@@ -66,8 +66,7 @@ async function main(): Promise<void> {
       'some stored usernames break the username profile and were kept as they were; list them with: npm run admin -- username-report',
     );
   }
-  const firstKey = await createFirstApiKey(store);
-  if (firstKey) deliverFirstKey(firstKey, { terminal: process.stdout, file: config.firstKeyFile, logger });
+  await createFirstApiKey(store, (issued) => handOverFirstKey(issued, { terminal: process.stdout, file: config.firstKeyFile, logger }));
 
   const app = createApp({
     store,
@@ -90,7 +89,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // One line naming the cause (a bad setting, EACCES, EROFS, ENOSPC …); a stack only for what nobody foresaw.
-  const expected = error instanceof ConfigError || error instanceof StoreOpenError;
+  const expected = error instanceof ConfigError || error instanceof StoreOpenError || error instanceof FirstKeyError;
   process.stderr.write(`workspace-user-api: cannot start: ${expected ? explain(error) : String((error as Error)?.stack ?? error)}\n`);
   process.exit(1);
 });
