@@ -762,13 +762,13 @@ export interface components {
             };
         };
         /**
-         * @description Too many failed credential checks from this client address within the window
-         *     (by default 10 failures in 5 minutes); every request from it is refused until the
-         *     window ends, whatever its credentials.
+         * @description A failed credential check, after too many from this client address with this key id
+         *     within the window (by default 10 failures in 5 minutes): further failures get 429
+         *     instead of 401 until the window ends. Valid credentials are never refused.
          */
         RateLimited: {
             headers: {
-                /** @description Seconds until requests are accepted again. */
+                /** @description Seconds until the window ends and failures are answered 401 again. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
