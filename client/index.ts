@@ -19,6 +19,7 @@ export type { Credentials } from '../lib/contract/credentials.js';
 export type { components, operations, paths };
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
+export type UserAttributes = components['schemas']['UserAttributes'];
 export type Permission = components['schemas']['Permission'];
 /** The error body every failed request gets from the service. */
 export type ApiError = components['schemas']['Error'];
@@ -93,6 +94,12 @@ const OPERATION_NAMES = [
   'addUserGroup',
   'removeUserGroup',
   'getAuditEvents',
+  'getAttributes',
+  'updateUserAttributes',
+  'logoutUser',
+  'createGroup',
+  'updateGroup',
+  'deleteGroup',
 ] as const satisfies readonly OperationName[];
 
 // The compiler refuses the list above if it misses an operation of the contract.
@@ -201,6 +208,13 @@ export const getGroups: WorkspaceClient['getGroups'] = (params, options) => clie
 export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
 export const getAuditEvents: WorkspaceClient['getAuditEvents'] = (params, options) => client().getAuditEvents(params, options);
+export const getAttributes: WorkspaceClient['getAttributes'] = (params, options) => client().getAttributes(params, options);
+export const updateUserAttributes: WorkspaceClient['updateUserAttributes'] = (params, options) =>
+  client().updateUserAttributes(params, options);
+export const logoutUser: WorkspaceClient['logoutUser'] = (params, options) => client().logoutUser(params, options);
+export const createGroup: WorkspaceClient['createGroup'] = (params, options) => client().createGroup(params, options);
+export const updateGroup: WorkspaceClient['updateGroup'] = (params, options) => client().updateGroup(params, options);
+export const deleteGroup: WorkspaceClient['deleteGroup'] = (params, options) => client().deleteGroup(params, options);
 
 /** An error answer met while going through a listing; `error` is the contract's error body or a ClientFailure. */
 export class WorkspaceCallError extends Error {

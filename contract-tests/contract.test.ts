@@ -25,13 +25,16 @@ function* objectSchemas(schema: Schema, path: string): Generator<[string, Schema
 }
 
 describe('the contract as the server reads it', () => {
-  it('declares the nine operations of the design, /healthz, /readyz and the documentation, and a HEAD for each GET', () => {
+  it("declares the design's operations, Kasm's user operations, /healthz, /readyz and the documentation, and a HEAD for each GET", () => {
     assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
       'addUserGroup',
+      'createGroup',
       'createUser',
+      'deleteGroup',
       'deleteUser',
       'getApiReference',
       'getApiReferenceScript',
+      'getAttributes',
       'getAuditEvents',
       'getGroups',
       'getHealth',
@@ -44,8 +47,11 @@ describe('the contract as the server reads it', () => {
       'headHealth',
       'headOpenApiDocument',
       'headReadiness',
+      'logoutUser',
       'removeUserGroup',
+      'updateGroup',
       'updateUser',
+      'updateUserAttributes',
       'validateCredentials',
     ]);
   });
@@ -64,7 +70,19 @@ describe('the contract as the server reads it', () => {
   it('names the permissions of docs/architecture.md, and gives each operation the permission it lists', () => {
     assert.deepEqual(
       [...PERMISSIONS],
-      ['users_view', 'users_create', 'users_modify', 'users_delete', 'groups_view', 'groups_modify', 'audit_view', 'groups_modify_system'],
+      [
+        'users_view',
+        'users_create',
+        'users_modify',
+        'users_delete',
+        'groups_view',
+        'groups_modify',
+        'audit_view',
+        'groups_modify_system',
+        'users_auth_session',
+        'groups_create',
+        'groups_delete',
+      ],
     );
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
     assert.deepEqual(permissionOf, {
@@ -78,6 +96,12 @@ describe('the contract as the server reads it', () => {
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
       getAuditEvents: 'audit_view',
+      getAttributes: 'users_view',
+      updateUserAttributes: 'users_modify',
+      logoutUser: 'users_auth_session',
+      createGroup: 'groups_create',
+      updateGroup: 'groups_modify',
+      deleteGroup: 'groups_delete',
       getHealth: 'none',
       getReadiness: 'none',
       headReadiness: 'none',
@@ -91,17 +115,32 @@ describe('the contract as the server reads it', () => {
     });
   });
 
-  it('closes every request object to unknown properties (no mass assignment)', () => {
+  it('ignores unknown keys in every request object, as Kasm does, and never closes one', () => {
     let checked = 0;
     for (const operation of OPERATIONS) {
       const body = contract.paths[operation.path][operation.method].requestBody;
       if (!body) continue;
       for (const [path, schema] of objectSchemas(body.content['application/json'].schema, operation.operationId)) {
-        assert.equal(schema.additionalProperties, false, `${path} allows additional properties`);
+        assert.equal(schema.additionalProperties, undefined, `${path} decides on unknown keys itself`);
+        assert.equal(schema.unevaluatedProperties, undefined, `${path} decides on unknown keys itself`);
         checked++;
       }
     }
     assert.ok(checked >= 18, `only ${checked} request objects found`);
+  });
+
+  it('refuses every field the service sets, wherever a user is created or changed (no mass assignment)', () => {
+    const userFields = Object.keys(contract.components.schemas.User.properties);
+    for (const name of ['NewUser', 'UserUpdate']) {
+      const properties = contract.components.schemas[name].properties as Record<string, Schema>;
+      const settable = Object.keys(properties).filter((field) => resolve(properties[field]!).not === undefined);
+      const refused = Object.keys(properties).filter((field) => !settable.includes(field));
+      for (const field of userFields.filter((field) => !settable.includes(field))) {
+        assert.ok(refused.includes(field), `${name} neither takes nor refuses ${field}`);
+      }
+      assert.ok(refused.includes('password_hash'), `${name} does not refuse password_hash`);
+      for (const field of refused) assert.deepEqual(resolve(properties[field]!).not, {}, `${name}.${field}`);
+    }
   });
 
   it('declares 400, 401, 413, 415, 429 and 500 on every authenticated operation', () => {

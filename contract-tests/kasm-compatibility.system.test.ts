@@ -51,5 +51,31 @@ describe(
       });
       assert.equal((await service.callAsAdmin('get_users')).body.total, 0, 'the suite cleaned up after itself');
     });
+
+    it('answers the request shapes of real third-party Kasm clients as Kasm does, and serves the user operations they call', async () => {
+      const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/real_clients.py')], {
+        env: {
+          ...process.env,
+          WORKSPACE_URL: service.baseUrl,
+          WORKSPACE_API_KEY: service.admin.api_key,
+          WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+        },
+        timeout: 60_000,
+      });
+      const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      assert.deepEqual(report.passed, [
+        'create_user with nulls',
+        'create_user with unknown keys',
+        'read-only field refused',
+        'update_user with empty password',
+        'get_user with both ids',
+        'dashed user_id',
+        'get_users from page 0',
+        'api-key headers',
+        'attributes',
+        'logout_user',
+        'group lifecycle',
+      ]);
+    });
   },
 );

@@ -4,9 +4,9 @@
  * fuzz filters both through Ajv, so a generator mistake shows up as a filter
  * that rejects too much, never as a mislabelled request.
  *
- * Covers the JSON Schema this contract uses: objects (required,
- * additionalProperties: false), strings (length, pattern, enum), integers
- * (minimum, maximum), booleans and $ref.
+ * Covers the JSON Schema this contract uses: objects (required; fields
+ * refused with `not: {}`), strings (length, pattern, enum), integers
+ * (minimum, maximum), booleans, `null` beside a type, anyOf and $ref.
  */
 import fc from 'fast-check';
 import { resolveSchema, type Schema } from './contract-schemas.js';
@@ -50,9 +50,18 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   }
 }
 
+/** A schema no value satisfies: a field the service sets, which no request may send. */
+const isRefused = (schema: Schema) => typeof schema.not === 'object' && Object.keys(schema.not).length === 0;
+
 /** Values `schema` accepts. */
 export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitrary<Json> {
   const resolved = resolveSchema(schema);
+  // `null` beside a type (`[string, "null"]`): the type's values, and null now and then.
+  if (Array.isArray(resolved.type)) {
+    const [type] = (resolved.type as string[]).filter((name) => name !== 'null');
+    return fc.oneof({ arbitrary: validValue({ ...resolved, type }, overrides), weight: 4 }, { arbitrary: fc.constant(null), weight: 1 });
+  }
+  if (resolved.type === 'null') return fc.constant(null);
   if (resolved.enum) return fc.constantFrom(...(resolved.enum as Json[]));
   if ('const' in resolved) return fc.constant(resolved.const as Json);
   // Ajv filters out values that match several variants of a oneOf; any of an anyOf will do.
@@ -60,7 +69,7 @@ export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitr
   if (variants) return fc.oneof(...variants.map((variant) => validValue(variant, overrides)));
   switch (resolved.type) {
     case 'object': {
-      const properties = Object.entries<Schema>(resolved.properties ?? {});
+      const properties = Object.entries<Schema>(resolved.properties ?? {}).filter(([, property]) => !isRefused(resolveSchema(property)));
       const model = Object.fromEntries(
         properties.map(([name, property]) => {
           const fromSchema = validValue(property, overrides);
@@ -121,12 +130,16 @@ function propertyBreakages(name: string, property: Schema, at: string[]): Breaka
     describe: `${[...at, name].join('.')}: ${describe}`,
     apply: (object) => value.map(assignTo(object, name)),
   });
-  const breakages = [set('a value of the wrong type', otherTypes(property.type))];
+  if (isRefused(property)) return [set('a field the service sets', fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>)];
+  // Breaking one alternative of an anyOf may satisfy another; Ajv sorts those out, the other breakages do the work.
+  if (property.anyOf) return [];
+  const types: string[] = Array.isArray(property.type) ? property.type : [property.type];
+  const breakages = [set('a value of the wrong type', otherTypes(...types))];
   if (property.enum)
     breakages.push(
       set(
         'a value outside the enum',
-        fc.string({ maxLength: 12 }).filter((text) => !property.enum.includes(text)),
+        fc.string({ maxLength: 12 }).filter((text) => !(property.enum as unknown[]).includes(text)),
       ),
     );
   if (property.maxLength !== undefined)
@@ -156,20 +169,6 @@ function breakages(schema: Schema, at: string[] = []): Breakage[] {
   const found: Breakage[] = [];
   for (const name of resolved.required ?? []) {
     found.push({ at, describe: `${[...at, name].join('.')}: missing`, apply: (object) => fc.constant(void delete object[name]) });
-  }
-  if (resolved.additionalProperties === false) {
-    const known = Object.keys(resolved.properties ?? {});
-    found.push({
-      at,
-      describe: `${at.join('.') || 'body'}: an unknown property`,
-      apply: (object) =>
-        fc
-          .tuple(
-            fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !known.includes(name)),
-            fc.jsonValue({ maxDepth: 1 }),
-          )
-          .map(([name, value]) => assignTo(object, name)(value as Json)),
-    });
   }
   for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) {
     const inner = resolveSchema(property);

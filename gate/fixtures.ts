@@ -33,6 +33,7 @@ const madeUpAddress = () => {
 export class Fixtures {
   readonly #target: GateTarget;
   readonly #run = randomHex(4);
+  readonly #groups = new Set<string>();
   #names = 0;
   readonly #users = new Set<string>();
   #group: Group | undefined;
@@ -64,6 +65,11 @@ export class Fixtures {
     this.#users.add(userId);
   }
 
+  /** Remembers a group the gate's own requests created, to delete it at the end. */
+  trackGroup(groupId: string): void {
+    this.#groups.add(groupId);
+  }
+
   async user(): Promise<User> {
     const { user } = await this.call('create_user', {
       target_user: { username: this.username(), first_name: 'Gate', last_name: 'Fixture' },
@@ -90,6 +96,18 @@ export class Fixtures {
     if (!this.#group)
       throw new NotAvailable('the deployment has no group besides "All Users", and without its DATABASE_URL the gate cannot create one');
     return this.#group;
+  }
+
+  /** A group made through the API's create_group, named for this run so that cleanup finds it. */
+  async apiGroup(): Promise<Group> {
+    const { group } = await this.call('create_group', { target_group: { name: this.groupName() } });
+    this.trackGroup((group as Group).group_id);
+    return group as Group;
+  }
+
+  /** A group name no group has yet, marked as this run's. */
+  groupName(): string {
+    return `contract-gate-${this.#run}-${randomHex(4)}`;
   }
 
   async member(): Promise<{ user: User; group: Group }> {
@@ -149,6 +167,16 @@ export class Fixtures {
       await postJson(this.#target.baseUrl, '/api/public/delete_user', { ...this.admin, target_user: { user_id } });
     }
     this.#users.clear();
+    // Groups this run's requests created through create_group: those it was told of, and
+    // those Dredd's requests made (whose answers it never sees), found by their names.
+    const { groups } = await this.call('get_groups', {});
+    for (const group of groups as Group[]) {
+      if (group.name.startsWith(`contract-gate-${this.#run}-`)) this.#groups.add(group.group_id);
+    }
+    for (const group_id of this.#groups) {
+      await postJson(this.#target.baseUrl, '/api/public/delete_group', { ...this.admin, target_group: { group_id } });
+    }
+    this.#groups.clear();
     if (this.#ownsGroup && this.#group) await this.#target.provisioner!.deleteGroup(this.#group.group_id);
     if (this.#limitedKey) await this.#target.provisioner!.revokeKey(this.#limitedKey.api_key);
     this.#group = undefined;

@@ -32,19 +32,25 @@ interface Counts {
 }
 
 /** Real ids and names, so that some generated requests find what they name. */
-async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: string[]): Promise<Overrides> {
+async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: string[], operationId: string): Promise<Overrides> {
   const users = await Promise.all(Array.from({ length: 6 }, () => fixtures.user()));
   const groups = [await fixtures.systemGroup()];
-  try {
-    const group = await fixtures.group();
-    groups.push(group);
-    // Some members already, so that leaving the group can succeed.
-    for (const user of users.slice(0, 3)) {
-      await fixtures.call('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } });
+  if (operationId === 'updateGroup' || operationId === 'deleteGroup') {
+    // Only groups of the gate's own making, beside the system group (which refuses both): a
+    // deployment's own groups are never renamed or deleted by the fuzz.
+    groups.push(await fixtures.apiGroup(), await fixtures.apiGroup());
+  } else {
+    try {
+      const group = await fixtures.group();
+      groups.push(group);
+      // Some members already, so that leaving the group can succeed.
+      for (const user of users.slice(0, 3)) {
+        await fixtures.call('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } });
+      }
+    } catch (error) {
+      if (!(error instanceof NotAvailable)) throw error;
+      if (!notChecked.length) notChecked.push(`group membership requests that succeed: ${error.message}`);
     }
-  } catch (error) {
-    if (!(error instanceof NotAvailable)) throw error;
-    if (!notChecked.length) notChecked.push(`group membership requests that succeed: ${error.message}`);
   }
   const mixedWith =
     (real: string[], weight = 3) =>
@@ -126,6 +132,8 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
     // Users the fuzz creates are the gate's to delete at the end.
     if (operation.operationId === 'createUser' && answer.status === 200)
       fixtures.track((answer.body as { user: { user_id: string } }).user.user_id);
+    if (operation.operationId === 'createGroup' && answer.status === 200)
+      fixtures.trackGroup((answer.body as { group: { group_id: string } }).group.group_id);
     const problems = responseViolations(operation, answer);
     if (answer.status >= 500) problems.unshift(`answered ${answer.status}${serviceError(target)}`);
     const code = (answer.body as { code?: string } | undefined)?.code;
@@ -183,7 +191,7 @@ export async function runFuzz(target: GateTarget, options: FuzzOptions): Promise
         continue;
       }
 
-      const overrides = await overridesFor(fixtures, target, notChecked);
+      const overrides = await overridesFor(fixtures, target, notChecked, operation.operationId);
       stored = await target.snapshot();
       const schema = operation.requestSchema;
       const valid = validValue(schema, overrides).filter((body) => requestViolations(operation, body).length === 0);

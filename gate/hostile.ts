@@ -65,11 +65,13 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
       'X-Api-Key-Secret': headerSecret,
     }),
   );
+  // An unknown key is ignored (Kasm's tolerance): beside a field the service sets, the request
+  // is refused, and the secret in the unknown key must appear in neither the answer nor the log.
   add(
     'a secret in an unknown body field',
     post(
       '/api/public/create_user',
-      JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com' } }),
+      JSON.stringify({ api_key, api_key_secret, secret: bodySecret, target_user: { username: 'x@example.com', realm: 'ldap' } }),
     ),
   );
   // A wrong secret for the admin's key: the throttle counts it for this client and that key id,

@@ -36,6 +36,17 @@ function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string
     case 'addUserGroup':
     case 'removeUserGroup':
       return { ...fixtures.admin, target_user, target_group };
+    case 'getAttributes':
+    case 'logoutUser':
+      return { ...fixtures.admin, target_user };
+    case 'updateUserAttributes':
+      return { ...fixtures.admin, target_user_attributes: { ...target_user, theme: 'Dark' } };
+    case 'createGroup':
+      return { ...fixtures.admin, target_group: { name: fixtures.groupName() } };
+    case 'updateGroup':
+      return { ...fixtures.admin, target_group: { ...target_group, description: 'Nobody' } };
+    case 'deleteGroup':
+      return { ...fixtures.admin, target_group };
     default:
       return { ...fixtures.admin };
   }
@@ -68,6 +79,19 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
     return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
   },
   getAuditEvents: async (f) => ({ body: { ...f.admin, page_size: 10 } }),
+  getAttributes: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
+  updateUserAttributes: async (f) => ({
+    body: {
+      ...f.admin,
+      target_user_attributes: { user_id: (await f.user()).user_id, theme: 'Dark', preferred_language: 'en-GB', preferred_timezone: 'UTC' },
+    },
+  }),
+  logoutUser: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
+  createGroup: async (f) => ({
+    body: { ...f.admin, target_group: { name: f.groupName(), description: 'Made by the gate', priority: 10 } },
+  }),
+  updateGroup: async (f) => ({ body: { ...f.admin, target_group: { group_id: (await f.apiGroup()).group_id, name: f.groupName() } } }),
+  deleteGroup: async (f) => ({ body: { ...f.admin, target_group: { group_id: (await f.apiGroup()).group_id } } }),
   getHealth: async () => ({}),
   getReadiness: async () => ({}),
   getApiReference: async () => ({}),
@@ -86,7 +110,8 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
         return async (f) => ({ body: { ...f.admin, target_user: { username: f.username(), password: 'weak' } } });
       if (operationId === 'updateUser')
         return async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, password: 'password' } } });
-      return async (f) => ({ body: { ...wellFormed(operationId, f), unexpected: true } });
+      // Unknown keys are ignored (Kasm's tolerance); a secret that is not a string is not.
+      return async (f) => ({ body: { ...wellFormed(operationId, f), api_key_secret: 42 } });
     case 401:
       return async (f) => ({ body: { ...wellFormed(operationId, f), ...f.wrongCredentials() }, headers: f.failureClient() });
     case 403:
@@ -126,6 +151,17 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
     const [renamed, owner] = await Promise.all([f.user(), f.user()]);
     return { body: { ...f.admin, target_user: { user_id: renamed.user_id, username: owner.username } } };
   },
+  'getAttributes 404': async (f) => ({ body: wellFormed('getAttributes', f) }),
+  'updateUserAttributes 404': async (f) => ({ body: wellFormed('updateUserAttributes', f) }),
+  'logoutUser 404': async (f) => ({ body: wellFormed('logoutUser', f) }),
+  'updateGroup 404': async (f) => ({ body: wellFormed('updateGroup', f) }),
+  'deleteGroup 404': async (f) => ({ body: wellFormed('deleteGroup', f) }),
+  'createGroup 409': async (f) => ({ body: { ...f.admin, target_group: { name: (await f.apiGroup()).name } } }),
+  // A system group keeps its name and its place: both are refused, and nothing changes.
+  'updateGroup 409': async (f) => ({
+    body: { ...f.admin, target_group: { group_id: (await f.systemGroup()).group_id, name: f.groupName() } },
+  }),
+  'deleteGroup 409': async (f) => ({ body: { ...f.admin, target_group: { group_id: (await f.systemGroup()).group_id } } }),
   'addUserGroup 404': async (f) => ({
     body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } },
   }),

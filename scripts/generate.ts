@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Converter } from '@apiture/openapi-down-convert';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
 import { stringify } from 'yaml';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { pythonSdk } from './python-sdk/generate.js';
@@ -67,10 +68,23 @@ async function filesUnder(directory: string): Promise<string[]> {
     .filter((file) => !file.split(sep).some((part) => PYTHON_LEFTOVERS.test(part)));
 }
 
+const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+
 async function outputsFor(root: string, name: string): Promise<Map<string, string>> {
   const document = await bundleContract(root, name);
   const downConverted = downConvert(document);
-  const types = astToString(await openapiTS(structuredClone(document) as never, { alphabetize: false, defaultNonNullable: false }));
+  const types = astToString(
+    await openapiTS(structuredClone(document) as never, {
+      alphabetize: false,
+      defaultNonNullable: false,
+      // A schema no value satisfies (`not: {}`, a field the service sets) is `never`, so that
+      // sending it does not compile; openapi-typescript would say `unknown`.
+      transform: (schema) =>
+        typeof schema === 'object' && isEmptyObject((schema as { not?: unknown }).not)
+          ? ts.factory.createKeywordTypeNode(ts.SyntaxKind.NeverKeyword)
+          : undefined,
+    }),
+  );
   const outputs = new Map([
     [`generated/${name}/openapi.yaml`, yamlFile(document)],
     [`generated/${name}/openapi.json`, `${JSON.stringify(document, null, 2)}\n`],

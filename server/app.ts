@@ -6,7 +6,8 @@
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
-import { BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT, OPERATIONS, type OperationId, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
+import { declaredFields } from '../lib/contract/declared-fields.js';
+import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
@@ -101,7 +102,7 @@ export function createApp({
   }
   // 3. One route per operation of the contract, behind its permission.
   const throttle = new AuthThrottle(authThrottle);
-  const routeOf = (operationId: OperationId): RequestHandler =>
+  const routeOf = ({ operationId, requestSchema }: ContractOperation): RequestHandler =>
     operationId in documentationHandlers
       ? documentationHandlers[operationId as PageOperationId]
       : async (req, res) => {
@@ -114,18 +115,19 @@ export function createApp({
               return requestLogger(req, res);
             },
           };
-          const body = await handler(req.body, context);
+          // Kasm's tolerance: the handler sees the fields the contract declares, none of them null.
+          const body = await handler(declaredFields(WORKSPACE_DOCUMENT, requestSchema, req.body) as never, context);
           if (body instanceof StreamedJson) return sendStreamed(req, res, body);
           sendJson(req, res.status(200), body);
         };
   // A HEAD operation is served by the GET at its path, without the body. Its route comes first:
   // express would otherwise hand a HEAD to the GET's route, which sends one.
   const getOperations = new Map(
-    OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation.operationId]),
+    OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation]),
   );
   const headsFirst = [...OPERATIONS].sort((a, b) => Number(b.method === 'head') - Number(a.method === 'head'));
   for (const operation of headsFirst) {
-    const served = operation.method === 'head' ? getOperations.get(operation.path) : operation.operationId;
+    const served = operation.method === 'head' ? getOperations.get(operation.path) : operation;
     if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
     app[operation.method](
       operation.path,

@@ -59,7 +59,7 @@ describe('the workspace-users CLI, end to end', () => {
       ['All Users', 'Engineering'],
     );
 
-    const listed = await cli(['list', '--json', '--page', '1', '--page-size', '10']);
+    const listed = await cli(['list', '--json', '--page', '0', '--page-size', '10']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(
       JSON.parse(listed.stdout).users.map((entry: { user_id: string }) => entry.user_id),
@@ -94,7 +94,7 @@ describe('the workspace-users CLI, end to end', () => {
 
     const first = await cli(['list', '--page-size', '2', '--sort-by', 'last_name', '--desc']);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, new RegExp(`page 1 of ${Math.ceil(inOrder.length / 2)}, ${inOrder.length} users in all`));
+    assert.match(first.stdout, new RegExp(`page 0 of 0–${Math.ceil(inOrder.length / 2) - 1}, ${inOrder.length} users in all`));
     const cursor = /next page: --cursor (\S+)/.exec(first.stdout)?.[1];
     assert.ok(cursor, first.stdout);
     const second = await cli(['list', '--cursor', cursor, '--page-size', '2', '--json']);

@@ -17,11 +17,14 @@ import { isoTime } from '../../lib/cli-arguments.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
 
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return number;
+function wholeNumberFrom(least: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < least) throw new InvalidArgumentError(`expected a whole number of at least ${least}`);
+    return number;
+  };
 }
+const positiveInteger = wholeNumberFrom(1);
 
 const program = new Command('workspace-users')
   .description('Manage the users of a workspace service from the terminal.')
@@ -62,7 +65,11 @@ program
 program
   .command('list')
   .description("list every user (one call, as Kasm's get_users), or one page with --page, --cursor or --page-size")
-  .addOption(new Option('--page <n>', 'the page, from 1 (default 1)').argParser(positiveInteger).conflicts(['cursor', 'all']))
+  .addOption(
+    new Option('--page <n>', 'the page, counting from 0 as Kasm does (default 0)')
+      .argParser(wholeNumberFrom(0))
+      .conflicts(['cursor', 'all']),
+  )
   .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
   .option('--all', "every user, fetched a page at a time by cursor (for a directory past the service's GET_USERS_MAX)")
   .option('--page-size <n>', 'users per page (at most 500; default 100 when paging)', positiveInteger)
@@ -103,13 +110,13 @@ program
         process.stdout.write(`${everyone.total} users\n`);
         return;
       }
-      const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 1 };
+      const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 0 };
       const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize ?? 100 }));
       if (options.json) return printJson(page);
       printUsers(page.users);
       const where =
-        page.page && page.page_size
-          ? `page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.page_size))}`
+        page.page !== undefined && page.page_size
+          ? `page ${page.page} of 0–${Math.max(1, Math.ceil(page.total / page.page_size)) - 1}`
           : `${page.users.length} users`;
       process.stdout.write(`${where}, ${page.total} users in all\n`);
       if (page.next_cursor) process.stdout.write(`next page: --cursor ${page.next_cursor}\n`);

@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * List groups
-         * @description Returns every group, ordered by name. Groups are created by operators with `npm run admin -- create-group`.
+         * @description Returns every group, ordered by name. Groups are created with `create_group` (or `npm run admin -- create-group`).
          */
         post: operations["getGroups"];
         delete?: never;
@@ -182,6 +182,141 @@ export interface paths {
          *     system_group`.
          */
         post: operations["removeUserGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/get_attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user's attributes
+         * @description A user's preferences (Kasm's user attributes): default image, tips, theme, chat
+         *     sounds, SSH public key, language and time zone. A user whose attributes were never set
+         *     has the defaults.
+         */
+        post: operations["getAttributes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/update_user_attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a user's attributes
+         * @description Changes the fields present in `target_user_attributes`, all at once or none, and
+         *     answers with every attribute. An SSH key must be an OpenSSH public key whose key data
+         *     parses; a private key is refused (`ssh_private_key`) and never stored. The language
+         *     must be a BCP 47 tag and the time zone an IANA name (`invalid_attribute`, naming the
+         *     field). Audited as `updateUserAttributes`, naming the fields changed, never their values.
+         */
+        post: operations["updateUserAttributes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/logout_user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log a user out everywhere
+         * @description Kasm's `logout_user`. This directory issues no sessions; it records, for the user, the
+         *     instant from which sessions are valid (`sessions_valid_from`) and moves it to now, so
+         *     that every front end that issues sessions can refuse those started before it, as
+         *     Keycloak's not-before and Microsoft Graph's `revokeSignInSessions` work. Audited as
+         *     `logoutUser`.
+         */
+        post: operations["logoutUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/create_group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a group
+         * @description Creates a group with no members. Its name must be free (`409 group_name_taken`).
+         *     Audited as `createGroup`.
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/update_group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a group
+         * @description Renames a group or changes its description or priority; the fields left out keep
+         *     their values. A system group cannot be renamed (`409 system_group`). Audited as
+         *     `updateGroup`, naming the fields changed.
+         */
+        post: operations["updateGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/delete_group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a group
+         * @description Deletes a group and every membership of it; its users stay, in their other groups. A
+         *     system group cannot be deleted (`409 system_group`). Kasm's `force` is not needed:
+         *     memberships never hold a group back. Audited as `deleteGroup`.
+         */
+        post: operations["deleteGroup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -360,11 +495,13 @@ export interface components {
         /**
          * @description A permission an API key may hold; each operation's `x-permission` names the one it needs.
          *     `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
-         *     user out of a system group such as "All Users"; keys made before it existed do not
-         *     have it.
+         *     user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
+         *     Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
+         *     (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups. Keys
+         *     made before a permission existed do not have it.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -390,29 +527,29 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
         GetUsersRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
-            /** @description The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1. */
-            page?: number;
+            /** @description The page to return, counting from 0 as Kasm does (Kasm skips `page × page_size` users), so `page: 0` is the first page and `page: 1` the second. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 0. */
+            page?: number | null;
             /** @description Users per page. Sending it (or `page`, or `cursor`) asks for one page; default 100 when only `page` or `cursor` is sent. With none of the three, the answer lists every user. */
-            page_size?: number;
+            page_size?: number | null;
             /** @description Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`. */
-            cursor?: string;
+            cursor?: string | null;
             /**
              * @description The field to order by; users with equal values follow in user_id order. Default username.
-             * @enum {string}
+             * @enum {string|null}
              */
-            sort_by?: "username" | "created" | "first_name" | "last_name";
+            sort_by?: "username" | "created" | "first_name" | "last_name" | null;
             /**
              * @description Default asc.
-             * @enum {string}
+             * @enum {string|null}
              */
-            sort_direction?: "asc" | "desc";
+            sort_direction?: "asc" | "desc" | null;
         };
         /**
          * @description A user's identifier, 32 lowercase hexadecimal digits without dashes.
@@ -464,13 +601,18 @@ export interface components {
              * @description When the user last started a session; null when never.
              */
             last_session: string | null;
+            /**
+             * Format: date-time
+             * @description The instant from which the user's sessions are valid: `logout_user` moves it to the present, and a front end that issues sessions must refuse one started before it (as Keycloak's not-before and Microsoft Graph's `signInSessionsValidFromDateTime` are used). Null until the user is first logged out. This service issues no sessions.
+             */
+            sessions_valid_from: string | null;
         };
         /** @description One page of users, in the order asked for; or, when no page was asked for, every user, with `total` the number listed and neither `page` nor `page_size`. */
         UserPage: {
             users: components["schemas"]["User"][];
             /** @description How many users there are in all (when listing every user, how many are listed). */
             total: number;
-            /** @description The page number asked for; absent when the page was asked for by `cursor`. */
+            /** @description The page number asked for, counting from 0; absent when the page was asked for by `cursor`. */
             page?: number;
             /** @description The page size asked for (or the default, 100); absent when listing every user. */
             page_size?: number;
@@ -506,49 +648,42 @@ export interface components {
         Username: string;
         /**
          * @description Names a user by username, matched after the same preparation as on create (trimmed,
-         *     width-mapped, lower-cased, NFC). An empty `user_id` beside it counts as absent.
+         *     width-mapped, lower-cased, NFC). An empty or `null` `user_id` beside it counts as absent.
          */
         UsernameRef: {
             username: components["schemas"]["Username"];
             /**
-             * @description Empty, or left out.
-             * @constant
+             * @description Empty, `null`, or left out.
+             * @enum {unknown}
              */
-            user_id?: "";
-        };
-        /**
-         * @description Names a user by identifier, with a username beside it, as some Kasm clients send both:
-         *     the identifier wins and the username is ignored, as in Kasm.
-         */
-        UserIdWithUsername: {
-            user_id: components["schemas"]["UserIdAccepted"];
-            /** @description Ignored when `user_id` is given. */
-            username: string;
+            user_id?: "" | null;
         };
         GetUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
             /**
              * @description The user to return, by identifier or by username. When both come, the identifier
-             *     wins, and an empty one counts as absent, as in Kasm.
+             *     wins and the username is not looked at; an empty or `null` one counts as absent, as
+             *     in Kasm.
              */
-            target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"] | components["schemas"]["UserIdWithUsername"];
+            target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"];
         };
         UserResponse: {
             user: components["schemas"]["User"];
         };
         /**
          * @description Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-         *     of PostgreSQL can hold, so that both stores accept the same values.
+         *     of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+         *     same as leaving the field out, as Kasm takes it.
          * @example Ada
          */
-        ProfileText: string;
+        ProfileText: string | null;
         /**
          * @description Free-form text of up to 64 characters, such as digits separated by hyphens; any
-         *     character but U+0000 (NUL).
+         *     character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
          * @example 555-010-4477
          */
-        Phone: string;
+        Phone: string | null;
         /**
          * Format: password
          * @description A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
@@ -556,11 +691,22 @@ export interface components {
          *     (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
          *     enforced too: the 8 are counted as a person sees them (a letter with its combining
          *     accents is one), and the password must not be the user's username, whatever its case.
-         *     Stored only as an argon2id hash and never returned.
+         *     Stored only as an argon2id hash and never returned. `null` is the same as leaving the
+         *     field out, as Kasm takes it.
          * @example Correct-Horse-42
          */
-        Password: string;
-        /** @description A user to create. Omitted text fields are empty; omitted flags are false. */
+        Password: string | null;
+        /**
+         * @description A field the service sets and no request may: sending it is refused with `400`
+         *     (`must not be sent: the service sets it`), so that tolerating unknown keys never turns
+         *     into mass assignment.
+         */
+        ReadOnlyField: never;
+        /**
+         * @description A user to create. Omitted text fields are empty; omitted flags are false; `null` is the
+         *     same as omitted. Keys the contract does not know are ignored, as Kasm ignores them
+         *     (never stored, never echoed); the fields the service sets itself are refused.
+         */
         NewUser: {
             username: components["schemas"]["Username"];
             first_name?: components["schemas"]["ProfileText"];
@@ -568,10 +714,18 @@ export interface components {
             phone?: components["schemas"]["Phone"];
             organization?: components["schemas"]["ProfileText"];
             /** @default false */
-            locked?: boolean;
+            locked?: boolean | null;
             /** @default false */
-            disabled?: boolean;
+            disabled?: boolean | null;
             password?: components["schemas"]["Password"];
+            user_id?: components["schemas"]["ReadOnlyField"];
+            realm?: components["schemas"]["ReadOnlyField"];
+            groups?: components["schemas"]["ReadOnlyField"];
+            created?: components["schemas"]["ReadOnlyField"];
+            password_set_date?: components["schemas"]["ReadOnlyField"];
+            last_session?: components["schemas"]["ReadOnlyField"];
+            sessions_valid_from?: components["schemas"]["ReadOnlyField"];
+            password_hash?: components["schemas"]["ReadOnlyField"];
         };
         CreateUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
@@ -579,20 +733,37 @@ export interface components {
             target_user: components["schemas"]["NewUser"];
         };
         /**
-         * @description The user to update and the fields to change (docs/spec §2.1). Only the fields present
-         *     change, all at once or not at all; an omitted field keeps its value. `user_id`, `realm`
-         *     and `groups` cannot be changed here.
+         * Format: password
+         * @description A new password for an existing user, under the same policy as `Password`. An empty
+         *     string or `null` changes nothing, as in Kasm, whose clients send `"password": ""` beside
+         *     other changes when they mean to keep the password.
+         * @example Correct-Horse-42
+         * @example
+         */
+        PasswordChange: string | null;
+        /**
+         * @description The user to update and the fields to change. Only the fields present
+         *     change, all at once or not at all; an omitted field, or one sent as `null`, keeps its
+         *     value, and so does an empty `password`, as in Kasm. Keys the contract does not know are
+         *     ignored; `realm`, `groups` and the other fields the service sets are refused.
          */
         UserUpdate: {
             user_id: components["schemas"]["UserIdAccepted"];
-            username?: components["schemas"]["Username"];
+            username?: components["schemas"]["Username"] | null;
             first_name?: components["schemas"]["ProfileText"];
             last_name?: components["schemas"]["ProfileText"];
             phone?: components["schemas"]["Phone"];
             organization?: components["schemas"]["ProfileText"];
-            locked?: boolean;
-            disabled?: boolean;
-            password?: components["schemas"]["Password"];
+            locked?: boolean | null;
+            disabled?: boolean | null;
+            password?: components["schemas"]["PasswordChange"];
+            realm?: components["schemas"]["ReadOnlyField"];
+            groups?: components["schemas"]["ReadOnlyField"];
+            created?: components["schemas"]["ReadOnlyField"];
+            password_set_date?: components["schemas"]["ReadOnlyField"];
+            last_session?: components["schemas"]["ReadOnlyField"];
+            sessions_valid_from?: components["schemas"]["ReadOnlyField"];
+            password_hash?: components["schemas"]["ReadOnlyField"];
         };
         UpdateUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
@@ -616,6 +787,11 @@ export interface components {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
         };
+        /**
+         * @description Kasm's group priority: when a user's groups disagree on a setting, the group with the
+         *     lowest number wins. 0 to 4096.
+         */
+        GroupPriority: number;
         Group: {
             group_id: components["schemas"]["GroupId"];
             /**
@@ -623,7 +799,10 @@ export interface components {
              * @example Engineering
              */
             name: string;
-            /** @description System groups (such as "All Users", which holds every user) cannot be left or removed. */
+            /** @description Free text; empty when not set. */
+            description: string;
+            priority: components["schemas"]["GroupPriority"];
+            /** @description System groups (such as "All Users", which holds every user) cannot be renamed or deleted, and only a key with `groups_modify_system` can take a user out of one. */
             is_system: boolean;
         };
         GroupList: {
@@ -646,6 +825,131 @@ export interface components {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_user: components["schemas"]["UserRef"];
+            target_group: components["schemas"]["GroupRef"];
+        };
+        GetAttributesRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_user: components["schemas"]["UserRef"];
+        };
+        /**
+         * @description A user's preferences, with Kasm's names and shapes. A user who never had them set has
+         *     the defaults shown here; `get_attributes` always answers with every field.
+         */
+        UserAttributes: {
+            /** @description The attributes' own identifier (Kasm's), derived from the user's; the same for the user's whole life. */
+            user_attributes_id: string;
+            user_id: components["schemas"]["UserId"];
+            /** @description The workspace image a session starts with, by its identifier; null when none is chosen. */
+            default_image: string | null;
+            /** @description Whether the front end shows tips. Default false. */
+            show_tips: boolean;
+            /** @description Whether a session starts at login; null leaves it to the group's setting (Kasm's default). */
+            auto_login_kasm: boolean | null;
+            /** @description Whether the session's control panel is shown. Default false. */
+            toggle_control_panel: boolean;
+            /**
+             * @description The front end's theme. Default `Light`.
+             * @enum {string}
+             */
+            theme: "Light" | "Dark" | "Auto";
+            /** @description Whether chat plays sounds. Default true. */
+            chat_sfx: boolean;
+            /** @description An OpenSSH public key (`ssh-ed25519 AAAA… comment`); empty when none is set. */
+            ssh_public_key: string;
+            /** @description A BCP 47 language tag in its canonical form (`en-US`); empty when none is set. */
+            preferred_language: string;
+            /** @description An IANA time zone (`Europe/Paris`); empty when none is set. */
+            preferred_timezone: string;
+        };
+        UserAttributesResponse: {
+            user_attributes: components["schemas"]["UserAttributes"];
+        };
+        /**
+         * @description A workspace image's identifier: 32 hexadecimal digits, or the dashed UUID form, in
+         *     either case; answers give the 32 lowercase digits. The directory keeps it as the
+         *     user's choice; images themselves are the workspace service's business.
+         */
+        ImageIdAccepted: string;
+        /**
+         * @description The user whose preferences change, and the ones to change: only the fields present
+         *     change, all at once or none; `null` or a missing field keeps its value. Each is checked
+         *     before anything is stored, and a refused one is named in the `400`.
+         */
+        UserAttributesUpdate: {
+            user_id: components["schemas"]["UserIdAccepted"];
+            default_image?: components["schemas"]["ImageIdAccepted"] | "";
+            show_tips?: boolean | null;
+            auto_login_kasm?: boolean | null;
+            toggle_control_panel?: boolean | null;
+            /** @enum {string|null} */
+            theme?: "Light" | "Dark" | "Auto" | null;
+            chat_sfx?: boolean | null;
+            /**
+             * @description One OpenSSH public key line (`ssh-ed25519 AAAA… comment`; RSA, ECDSA, Ed25519 and their
+             *     security-key forms), or empty to remove it. Its key data must parse. A private key is
+             *     refused with `400` (`ssh_private_key`) and stored nowhere.
+             */
+            ssh_public_key?: string | null;
+            /** @description A BCP 47 language tag (`en-US`, `pt-BR`, `zh-Hant-TW`), stored in its canonical form; empty to unset. */
+            preferred_language?: string | null;
+            /** @description An IANA time zone name (`Europe/Paris`, `UTC`); empty to unset. */
+            preferred_timezone?: string | null;
+        };
+        UpdateUserAttributesRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_user_attributes: components["schemas"]["UserAttributesUpdate"];
+        };
+        LogoutUserRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_user: components["schemas"]["UserRef"];
+        };
+        /**
+         * @description A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
+         *     surrounding whitespace is removed before it is stored or compared.
+         * @example Engineering
+         */
+        GroupName: string;
+        /** @description A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored. */
+        NewGroup: {
+            name: components["schemas"]["GroupName"];
+            /** @description Free text; empty when omitted. */
+            description?: string | null;
+            /** @description Default 4096, the lowest precedence. */
+            priority?: components["schemas"]["GroupPriority"] | null;
+            group_id?: components["schemas"]["ReadOnlyField"];
+            is_system?: components["schemas"]["ReadOnlyField"];
+        };
+        CreateGroupRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_group: components["schemas"]["NewGroup"];
+        };
+        GroupResponse: {
+            group: components["schemas"]["Group"];
+        };
+        /**
+         * @description The group to change and the fields to change; an omitted or `null` field keeps its
+         *     value. A system group keeps its name (`409 system_group`), but its description and
+         *     priority may change.
+         */
+        GroupUpdate: {
+            group_id: components["schemas"]["GroupIdAccepted"];
+            name?: components["schemas"]["GroupName"] | null;
+            description?: string | null;
+            priority?: components["schemas"]["GroupPriority"] | null;
+            is_system?: components["schemas"]["ReadOnlyField"];
+        };
+        UpdateGroupRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            target_group: components["schemas"]["GroupUpdate"];
+        };
+        DeleteGroupRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
             target_group: components["schemas"]["GroupRef"];
         };
         GetAuditEventsRequest: {
@@ -676,10 +980,10 @@ export interface components {
             /** Format: date-time */
             time: string;
             /**
-             * @description What was done: an operation of this API, or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`).
+             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`).
              * @enum {string}
              */
-            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey";
+            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup";
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;
             /** @description The request's `X-Request-Id`, to find it in the service's log; null for `npm run admin`. */
@@ -840,8 +1144,8 @@ export interface components {
             };
         };
         /**
-         * @description The body does not match the contract (malformed JSON, a wrong type, a missing or unknown
-         *     field), the password breaks the policy (`weak_password`; the message names every
+         * @description The body does not match the contract (malformed JSON, a wrong type, a missing field, a
+         *     field the service sets itself), the password breaks the policy (`weak_password`; the message names every
          *     rule it breaks), or the username breaks the username profile (`invalid_username`; the
          *     message says which rule, naming a refused character by its code point).
          */
@@ -864,6 +1168,29 @@ export interface components {
         };
         /** @description No user, or no group, has the given identifier. */
         UserOrGroupNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The body does not match the contract, or an attribute is not what it must be: an SSH
+         *     key that does not parse, a language that is no BCP 47 tag, a time zone that is no IANA
+         *     name (`invalid_attribute`, naming the field), or a private SSH key (`ssh_private_key`;
+         *     it is not stored, and its text appears in no answer and no log).
+         */
+        InvalidAttributesRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Another group has this name. */
+        GroupNameTaken: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1211,6 +1538,238 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserOrGroupNotFound"];
             /** @description The user is not a member of the group, or the group is a system group and the key lacks `groups_modify_system`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetAttributesRequest"];
+            };
+        };
+        responses: {
+            /** @description The user's attributes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAttributesResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["UserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateUserAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserAttributesRequest"];
+            };
+        };
+        responses: {
+            /** @description The user's attributes, as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAttributesResponse"];
+                };
+            };
+            400: components["responses"]["InvalidAttributesRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["UserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    logoutUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogoutUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: sessions started before now are no longer valid. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["UserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The group created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["GroupNameTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The group, as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description No group has the given identifier. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The new name belongs to another group, or the group is a system group, whose name cannot change. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            /** @description No group has the given identifier. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The group is a system group, which cannot be deleted. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -24,6 +24,8 @@ export interface ContractOperation {
   queryParameters: string[];
   /** Body fields that must not come together (the body schema's `not: {required: [...]}`), e.g. page and cursor. */
   exclusiveFields: string[];
+  /** The JSON request body's schema, resolved; undefined when the operation takes no body. */
+  requestSchema: OpenApiDocument | undefined;
 }
 
 /** The bundled workspace contract itself, as served at /openapi.json. */
@@ -78,5 +80,6 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(WORKSPACE
           .filter((parameter) => parameter.in === 'query')
           .map((parameter) => parameter.name),
         exclusiveFields: exclusiveFields(operation),
+        requestSchema: resolve(operation.requestBody?.content['application/json']?.schema),
       })),
 );

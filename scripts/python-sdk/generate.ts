@@ -52,6 +52,10 @@ function docstring(text: string | undefined, indent: string): string[] {
 /** An object with no properties (`EmptyResponse`): its operations return None. */
 const isEmptyObject = (schema: Schema | undefined) => schema?.type === 'object' && Object.keys(schema.properties ?? {}).length === 0;
 
+/** A schema no value satisfies (`not: {}`): a field the service sets, which no request may send. */
+const isRefused = (schema: Schema | undefined) =>
+  schema !== undefined && typeof schema.not === 'object' && Object.keys(schema.not as object).length === 0;
+
 /** Request envelopes (schemas that carry the credentials) become method signatures, not models. */
 const isEnvelope = (schema: Schema) => isClassSchema(schema) && 'api_key_secret' in schema.properties;
 
@@ -78,12 +82,15 @@ function fieldsOf(
   label: (property: string) => string,
 ): Field[] {
   const required = new Set<string>(schema.required ?? []);
+  const resolved = (property: Schema): Schema =>
+    property.$ref ? (document.components.schemas[String(property.$ref).split('/').at(-1)!] as Schema) : property;
   const fields = Object.entries(schema.properties as Record<string, Schema>)
     .filter(([name]) => !(isEnvelope(schema) && CREDENTIAL_FIELDS.has(name)))
+    .filter(([, property]) => !isRefused(resolved(property)))
     .map(([name, property]) => {
+      // An optional field that may be null is sent only when it is not None: a request's null
+      // means the same as leaving the field out (the contract's "Kasm's tolerance").
       const type = pythonType(document, property, `${owner}${pascalCase(name)}`);
-      if (!required.has(name) && type.kind === 'nullable')
-        throw new Error(`${owner}.${name} is optional and nullable: None could not tell the two apart`);
       const target = property.$ref ? document.components.schemas[property.$ref.split('/').at(-1)] : undefined;
       return {
         name: identifier(name, `${owner}'s property`),
@@ -114,7 +121,7 @@ function modelClass(name: string, schema: Schema, fields: Field[]): string[] {
   for (const field of fields) {
     lines.push(
       '',
-      `    ${field.name}: ${annotation(field.type)}${field.required ? '' : ' | None = None'}`,
+      `    ${field.name}: ${annotation(field.type)}${field.required ? '' : field.type.kind === 'nullable' ? ' = None' : ' | None = None'}`,
       ...docstring(field.description, '    '),
     );
   }
@@ -158,7 +165,7 @@ function modelsModule(document: OpenApiDocument, inline: Aliases): string {
   const classes: string[] = [];
   const exported: string[] = [];
   for (const [name, schema] of Object.entries(schemas)) {
-    if (isEnvelope(schema) || isEmptyObject(schema)) continue;
+    if (isEnvelope(schema) || isEmptyObject(schema) || isRefused(schema)) continue;
     if (!isClassSchema(schema)) {
       aliases.push(
         '',

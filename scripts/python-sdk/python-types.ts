@@ -37,7 +37,12 @@ export function pythonType(document: OpenApiDocument, schema: Schema, inlineEnum
     return isClassSchema(target) ? { kind: 'class', name } : { kind: 'alias', name, target: pythonType(document, target) };
   }
   const union = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
-  if (union) return { kind: 'union', members: union.map((member) => pythonType(document, member)) };
+  if (union) {
+    // A member that is only `null` makes the rest nullable: `X | None`, not a union with Any.
+    const members = union.filter((member) => member.type !== 'null').map((member) => pythonType(document, member));
+    const joined: PythonType = members.length === 1 ? members[0]! : { kind: 'union', members };
+    return members.length < union.length ? { kind: 'nullable', inner: joined } : joined;
+  }
   if (Array.isArray(schema.type)) {
     const types = (schema.type as string[]).filter((type) => type !== 'null');
     if (types.length !== 1) throw new Error(`unsupported type list ${JSON.stringify(schema.type)}`);
@@ -46,8 +51,13 @@ export function pythonType(document: OpenApiDocument, schema: Schema, inlineEnum
   }
   if (schema.const !== undefined) return { kind: 'literal', values: [schema.const] };
   if (Array.isArray(schema.enum)) {
-    const literal: PythonType = { kind: 'literal', values: schema.enum };
-    return inlineEnumName ? { kind: 'alias', name: inlineEnumName, target: literal } : literal;
+    // `null` among the values is the nullable above; the literal holds the rest.
+    const literal: PythonType = {
+      kind: 'literal',
+      values: (schema.enum as (string | number | boolean | null)[]).filter((value) => value !== null),
+    };
+    const named: PythonType = inlineEnumName ? { kind: 'alias', name: inlineEnumName, target: literal } : literal;
+    return schema.enum.includes(null) && !Array.isArray(schema.type) ? { kind: 'nullable', inner: named } : named;
   }
   switch (schema.type) {
     case 'string':
@@ -104,7 +114,10 @@ export function encode(type: PythonType, value: string, depth = 0): string {
       return inner === item ? `list(${value})` : `[${inner} for ${item} in ${value}]`;
     }
     case 'union':
-      if (!type.members.every((member) => member.kind === 'class')) throw new Error('only unions of models can be sent');
+      // A union of text and literals is sent as it is; of models, as its JSON.
+      if (type.members.every((member) => encode(member, value, depth) === value)) return value;
+      if (!type.members.every((member) => member.kind === 'class'))
+        throw new Error('only unions of models, or of plain values, can be sent');
       return `${value}.to_json()`;
     case 'nullable': {
       const inner = encode(type.inner, value, depth);
@@ -142,8 +155,16 @@ export function decode(type: PythonType, value: string, where: string, depth = 0
       const item = `item${depth || ''}`;
       return `[${decode(type.item, item, `${where}[]`, depth + 1)} for ${item} in _decode.array(${value}, ${at})]`;
     }
-    case 'union':
+    case 'union': {
+      // Text and text literals (an id, or "" for none) are read as text; models would need a discriminator.
+      const isText = (member: PythonType): boolean =>
+        member.kind === 'alias'
+          ? isText(member.target)
+          : (member.kind === 'primitive' && member.python === 'str') ||
+            (member.kind === 'literal' && member.values.every((item) => typeof item === 'string'));
+      if (type.members.every(isText)) return `_decode.text(${value}, ${at})`;
       throw new Error(`${where}: a oneOf in an answer has no decoder yet; give it a discriminator first`);
+    }
     case 'nullable':
       return `None if ${value} is None else ${decode(type.inner, value, where, depth)}`;
     case 'json-object':

@@ -23,8 +23,8 @@ describe('groups and membership', () => {
     const answer = await service.callAsAdmin('get_groups');
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body.groups, [
-      { group_id: allUsers.group_id, name: 'All Users', is_system: true },
-      { group_id: engineering.group_id, name: 'Engineering', is_system: false },
+      { group_id: allUsers.group_id, name: 'All Users', description: '', priority: 4096, is_system: true },
+      { group_id: engineering.group_id, name: 'Engineering', description: '', priority: 4096, is_system: false },
     ]);
   });
 

@@ -1,6 +1,7 @@
-/** Groups and membership: getGroups, addUserGroup, removeUserGroup. */
+/** Groups and membership: getGroups, createGroup, updateGroup, deleteGroup, addUserGroup, removeUserGroup. */
+import { randomBytes } from 'node:crypto';
 import { ServiceError, groupNotFound, userNotFound } from '../service-errors.js';
-import type { MembershipChange } from '../store/records.js';
+import { type GroupChanges, type MembershipChange, NameTakenError } from '../store/records.js';
 import type { Handlers, Services } from './types.js';
 import { canonicalId } from './ids.js';
 
@@ -25,10 +26,52 @@ function answer(change: MembershipChange): Record<string, never> {
   }
 }
 
-export function groupHandlers({ store }: Services): Pick<Handlers, 'getGroups' | 'addUserGroup' | 'removeUserGroup'> {
+const groupNameTaken = () => new ServiceError(409, 'group_name_taken', 'Group name is already taken');
+const systemGroupKept = () => new ServiceError(409, 'system_group', 'A system group such as "All Users" cannot be renamed or deleted');
+
+async function namesAsTaken<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof NameTakenError) throw groupNameTaken();
+    throw error;
+  }
+}
+
+export function groupHandlers({
+  store,
+}: Services): Pick<Handlers, 'getGroups' | 'createGroup' | 'updateGroup' | 'deleteGroup' | 'addUserGroup' | 'removeUserGroup'> {
   return {
     async getGroups() {
       return { groups: await store.groups.list() };
+    },
+    async createGroup({ target_group }, { author }) {
+      const group = await namesAsTaken(() =>
+        store.groups.create(
+          {
+            group_id: randomBytes(16).toString('hex'),
+            name: target_group.name.trim(),
+            ...(target_group.description !== undefined ? { description: target_group.description } : {}),
+            ...(target_group.priority !== undefined ? { priority: target_group.priority } : {}),
+          },
+          author,
+        ),
+      );
+      return { group };
+    },
+    async updateGroup({ target_group }, { author }) {
+      const { group_id, name, ...fields } = target_group;
+      const changes: GroupChanges = { ...fields, ...(name !== undefined ? { name: name.trim() } : {}) };
+      const result = await namesAsTaken(() => store.groups.update(canonicalId(group_id), changes, author));
+      if (result === 'no_group') throw groupNotFound();
+      if (result === 'system_group') throw systemGroupKept();
+      return { group: result };
+    },
+    async deleteGroup({ target_group }, { author }) {
+      const result = await store.groups.delete(canonicalId(target_group.group_id), author);
+      if (result === 'no_group') throw groupNotFound();
+      if (result === 'system_group') throw systemGroupKept();
+      return {};
     },
     async addUserGroup({ target_user, target_group }, { author }) {
       return answer(await store.groups.addMember(canonicalId(target_user.user_id), canonicalId(target_group.group_id), author));

@@ -1,5 +1,6 @@
 import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { ServiceError } from '../service-errors.js';
+import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
@@ -30,6 +31,7 @@ export function createHandlers(services: Services): Handlers {
     },
     ...userHandlers(services),
     ...groupHandlers(services),
+    ...attributeHandlers(services),
     ...auditHandlers(services),
   };
 }

@@ -14,8 +14,15 @@ import type { Store } from '../store/repositories.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
+/** A body as handlers see it: `null` fields are gone (lib/contract/declared-fields.ts), as if left out. */
+type WithoutNull<T> = T extends (infer Item)[]
+  ? WithoutNull<Item>[]
+  : T extends object
+    ? { [K in keyof T]: WithoutNull<Exclude<T[K], null>> }
+    : T;
+
 export type RequestBody<Op extends OperationId> = operations[Op] extends { requestBody: infer Body }
-  ? JsonContent<NonNullable<Body>>
+  ? WithoutNull<JsonContent<NonNullable<Body>>>
   : undefined;
 
 export type SuccessBody<Op extends OperationId> = JsonContent<operations[Op]['responses'][200]>;

@@ -185,8 +185,8 @@ describe('the user lifecycle', () => {
       assert.equal(answer.body.total, 3);
       assert.equal(answer.body.next_cursor, null);
       assert.equal(answer.body.page, undefined, 'no page was asked for');
-      const firstPage = await listing.callAsAdmin('get_users', { page: 1 });
-      assert.deepEqual([firstPage.body.page, firstPage.body.page_size, firstPage.body.total], [1, 100, 3], 'a page has the default size');
+      const firstPage = await listing.callAsAdmin('get_users', { page: 0 });
+      assert.deepEqual([firstPage.body.page, firstPage.body.page_size, firstPage.body.total], [0, 100, 3], 'a page has the default size');
     });
 
     it('sorts and pages as asked', async () => {
@@ -195,15 +195,18 @@ describe('the user lifecycle', () => {
       assert.deepEqual(usernames(byLastName), ['c@x.io', 'b@x.io', 'a@x.io']);
       const byLastNameDesc = await listing.callAsAdmin('get_users', { sort_by: 'last_name', sort_direction: 'desc' });
       assert.deepEqual(usernames(byLastNameDesc), ['a@x.io', 'b@x.io', 'c@x.io']);
-      const page2 = await listing.callAsAdmin('get_users', { page: 2, page_size: 2 });
-      assert.deepEqual(usernames(page2), ['c@x.io']);
-      assert.equal(page2.body.total, 3);
+      // Pages count from 0, as Kasm's do (the Terraform provider asks for page 0 first).
+      const first = await listing.callAsAdmin('get_users', { page: 0, page_size: 2 });
+      assert.deepEqual(usernames(first), ['a@x.io', 'b@x.io']);
+      const second = await listing.callAsAdmin('get_users', { page: 1, page_size: 2 });
+      assert.deepEqual(usernames(second), ['c@x.io']);
+      assert.equal(second.body.total, 3);
       const beyond = await listing.callAsAdmin('get_users', { page: 5, page_size: 2 });
       assert.deepEqual(usernames(beyond), []);
     });
 
     it('bounds page_size and refuses unknown sort keys', async () => {
-      for (const fields of [{ page_size: 501 }, { page_size: 0 }, { page: 0 }, { sort_by: 'password_hash' }, { sort_direction: 'up' }]) {
+      for (const fields of [{ page_size: 501 }, { page_size: 0 }, { page: -1 }, { sort_by: 'password_hash' }, { sort_direction: 'up' }]) {
         const answer = await listing.callAsAdmin('get_users', fields);
         assert.equal(answer.status, 400, JSON.stringify(fields));
       }

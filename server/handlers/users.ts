@@ -1,4 +1,4 @@
-/** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser. */
+/** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser, logoutUser. */
 import { randomBytes } from 'node:crypto';
 import { ServiceError, userNotFound, usernameTaken } from '../service-errors.js';
 import { hashPassword } from '../password/hashing.js';
@@ -45,7 +45,7 @@ async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> 
 export function userHandlers({
   store,
   getUsersMax = DEFAULT_GET_USERS_MAX,
-}: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser'> {
+}: Services): Pick<Handlers, 'getUsers' | 'getUser' | 'createUser' | 'updateUser' | 'deleteUser' | 'logoutUser'> {
   const turns = listingTurns();
   return {
     async getUsers(body) {
@@ -59,10 +59,11 @@ export function userHandlers({
       }
       const pageSize = body.page_size ?? 100;
       if (body.cursor === undefined) {
-        const page = body.page ?? 1;
+        // Pages count from 0, as Kasm counts them (it skips page × page_size users).
+        const page = body.page ?? 0;
         const sortBy = body.sort_by ?? 'username';
         const sortDirection = body.sort_direction ?? 'asc';
-        const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { skip: (page - 1) * pageSize } });
+        const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize } });
         return { users, total, page, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
       }
       // The contract refuses this already; checked again for a request that reaches here unvalidated.
@@ -119,7 +120,8 @@ export function userHandlers({
       const user_id = canonicalId(sentId);
       const changes: UserChanges = { ...fields };
       if (username !== undefined) changes.username = acceptedUsername(username);
-      if (password !== undefined) {
+      // An empty password keeps the one the user has, as in Kasm (the contract's PasswordChange).
+      if (password !== undefined && password !== '') {
         // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.
         const stored = await store.users.findById(user_id);
         if (!stored) throw userNotFound();
@@ -130,6 +132,12 @@ export function userHandlers({
       const user = await renamingConflictsAsTaken(() => store.users.update(user_id, changes, author));
       if (!user) throw userNotFound();
       return { user };
+    },
+
+    // The service issues no sessions: it records when they became invalid, for the front ends that do.
+    async logoutUser({ target_user }, { author }) {
+      if (!(await store.users.logout(canonicalId(target_user.user_id), new Date().toISOString(), author))) throw userNotFound();
+      return {};
     },
 
     async deleteUser({ target_user }, { author }) {

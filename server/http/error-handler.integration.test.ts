@@ -48,7 +48,7 @@ describe('the error table (docs/architecture.md, Errors)', () => {
   it('400 invalid_request naming the field for a wrong type or a missing field', async () => {
     const wrongType = await service.callAsAdmin('update_user', { target_user: { user_id: 'a'.repeat(32), locked: 'yes' } });
     assertErrorShape(wrongType, 400, 'invalid_request');
-    assert.deepEqual(wrongType.body.errors, [{ path: '/body/target_user/locked', message: 'must be boolean' }]);
+    assert.deepEqual(wrongType.body.errors, [{ path: '/body/target_user/locked', message: 'must be boolean or null' }]);
     const missing = await service.call('update_user', { api_key: 'k', target_user: { user_id: 'a'.repeat(32) } });
     assertErrorShape(missing, 400, 'invalid_request');
     assert.match(missing.body.error_message, /api_key_secret/);

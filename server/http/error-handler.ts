@@ -53,10 +53,27 @@ const EXCLUSIVE_FIELDS = new Map(
   OPERATIONS.filter((operation) => operation.exclusiveFields.length > 0).map((operation) => [operation.path, operation.exclusiveFields]),
 );
 
-function describeExclusive(error: ValidatorError['errors'][number], req: Request): ValidatorError['errors'][number] {
+/**
+ * A `not` the validator reports is one of the contract's two refusals: fields that must
+ * not come together (at the body), or a field the service sets (ReadOnlyField).
+ */
+function describeRefusal(error: ValidatorError['errors'][number], req: Request): ValidatorError['errors'][number] {
+  if (error.errorCode !== 'not.openapi.validation') return error;
   const fields = EXCLUSIVE_FIELDS.get(req.path);
-  if (!fields || error.path !== '/body' || error.errorCode !== 'not.openapi.validation') return error;
-  return { ...error, message: `must not have ${fields.join(' and ')} together` };
+  if (fields && error.path === '/body') return { ...error, message: `must not have ${fields.join(' and ')} together` };
+  return { ...error, message: 'must not be sent: the service sets it' };
+}
+
+/**
+ * A field that may be `null` (`anyOf: [X, null]`) gets, besides what is wrong with its
+ * value, "must be null" and "must match a schema in anyOf": true, and no help.
+ */
+function withoutNullAlternative(errors: ValidatorError['errors']): ValidatorError['errors'] {
+  const isNoise = (error: ValidatorError['errors'][number]) =>
+    (error.errorCode === 'type.openapi.validation' && error.message === 'must be null') || error.errorCode === 'anyOf.openapi.validation';
+  return errors
+    .filter((error) => !isNoise(error) || !errors.some((other) => other.path === error.path && !isNoise(other)))
+    .map((error) => ({ ...error, message: error.message.replace(/^must be (\w+),null$/, 'must be $1 or null') }));
 }
 
 /**
@@ -75,9 +92,9 @@ function invalidRequest(errors: ValidatorError['errors'], req: Request): Service
   const isPolicyError = (e: ValidatorError['errors'][number]) => e.path === PASSWORD_PATH && POLICY_ERROR_CODES.has(e.errorCode ?? '');
   // A password refused for another reason (say, as an unknown field) is reported as the validator says.
   const otherPasswordError = errors.some((e) => e.path === PASSWORD_PATH && !isPolicyError(e));
-  const details: ErrorDetail[] = errors
+  const details: ErrorDetail[] = withoutNullAlternative(errors)
     .filter((e) => !isPolicyError(e))
-    .map((e) => describeExclusive(e, req))
+    .map((e) => describeRefusal(e, req))
     .map(({ path, message }) => ({ path, message }));
   if (violation !== undefined && !otherPasswordError) {
     const policyDetail = { path: PASSWORD_PATH, message: violation };

@@ -2,11 +2,22 @@
 import type { Kysely } from 'kysely';
 import type { AuditWriter } from './audit-repository.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
-import type { ChangeAuthor, Group, MembershipChange } from './records.js';
+import type { ChangeAuthor, Group, GroupChanges, MembershipChange, NewGroupRecord } from './records.js';
 import type { GroupRepository } from './repositories.js';
+import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import type { Database } from './schema.js';
 
 export type MembershipRow = { user_id: string; group_id: string; name: string };
+
+const GROUP_COLUMNS = ['group_id', 'name', 'description', 'priority', 'is_system'] as const;
+
+const asGroup = (row: { group_id: string; name: string; description: string; priority: number; is_system: number | boolean }): Group => ({
+  group_id: row.group_id,
+  name: row.name,
+  description: row.description,
+  priority: Number(row.priority),
+  is_system: Boolean(row.is_system),
+});
 
 /** The groups of these users, by name (the user repository reads them with each user). */
 export function membershipsQuery(db: Db, userIds: string[]) {
@@ -26,21 +37,40 @@ export class KyselyGroupRepository implements GroupRepository {
   ) {}
 
   async list(): Promise<Group[]> {
-    const rows = await this.db.selectFrom('groups').select(['group_id', 'name', 'is_system']).orderBy('name').execute();
-    return rows.map((row) => ({ group_id: row.group_id, name: row.name, is_system: Boolean(row.is_system) }));
+    const rows = await this.db.selectFrom('groups').select(GROUP_COLUMNS).orderBy('name').execute();
+    return rows.map(asGroup);
   }
 
-  async create(group: { group_id: string; name: string }, by: ChangeAuthor): Promise<Group> {
+  async create(wanted: NewGroupRecord, by: ChangeAuthor): Promise<Group> {
+    const group = { description: '', priority: DEFAULT_GROUP_PRIORITY, ...wanted };
     await uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
           .insertInto('groups')
           .values({ ...group, is_system: this.traits.bool(false), created: new Date().toISOString() })
           .execute();
-        await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields: ['name'] });
+        const changedFields = ['name', ...(group.description ? ['description'] : []), 'priority'];
+        await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields });
       }),
     );
     return { ...group, is_system: false };
+  }
+
+  async update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'> {
+    return uniqueName(this.traits, 'group_name', () =>
+      this.db.transaction().execute(async (trx) => {
+        const stored = await trx.selectFrom('groups').select(GROUP_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
+        if (!stored) return 'no_group' as const;
+        if (stored.is_system && changes.name !== undefined && changes.name !== stored.name) return 'system_group' as const;
+        const changed = Object.fromEntries(
+          Object.entries(changes).filter(([field, value]) => value !== undefined && value !== stored[field as keyof GroupChanges]),
+        ) as GroupChanges;
+        if (Object.keys(changed).length === 0) return asGroup(stored);
+        await trx.updateTable('groups').set(changed).where('group_id', '=', groupId).execute();
+        await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(changed).sort() });
+        return asGroup({ ...stored, ...changed });
+      }),
+    );
   }
 
   async delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'> {

@@ -32,6 +32,7 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   api_keys: ['api_key'],
   username_reports: ['user_id'],
   audit_events: ['event_id'],
+  user_attributes: ['user_id'],
 };
 
 const inspections = new WeakMap<Store, StoreInspection>();

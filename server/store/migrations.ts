@@ -16,6 +16,8 @@ type AnyDatabase = Kysely<any>;
 
 /** The system group every user belongs to (docs/architecture.md, User). */
 export const ALL_USERS_GROUP = 'All Users';
+/** A group's priority when none is given: the lowest precedence (the contract's GroupPriority). */
+export const DEFAULT_GROUP_PRIORITY = 4096;
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': {
@@ -144,6 +146,35 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('audit_events_target_user_idx').on('audit_events').columns(['target_user_id', 'event_id']).execute();
       await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor', 'event_id']).execute();
       await db.schema.createIndex('audit_events_time_idx').on('audit_events').columns(['time']).execute();
+    },
+  },
+  '0005_kasm_user_operations': {
+    // What Kasm's clients call beyond the user lifecycle: a user's attributes (one row per user,
+    // made on first write; a user without one has the defaults), the instant from which a
+    // user's sessions are valid (logout_user), and a group's description and priority.
+    async up(db: AnyDatabase) {
+      await db.schema
+        .createTable('user_attributes')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.user_id').onDelete('cascade'))
+        .addColumn('default_image', 'text')
+        .addColumn('show_tips', 'boolean', (c) => c.notNull())
+        .addColumn('auto_login_kasm', 'boolean')
+        .addColumn('toggle_control_panel', 'boolean', (c) => c.notNull())
+        .addColumn('theme', 'text', (c) => c.notNull())
+        .addColumn('chat_sfx', 'boolean', (c) => c.notNull())
+        .addColumn('ssh_public_key', 'text', (c) => c.notNull())
+        .addColumn('preferred_language', 'text', (c) => c.notNull())
+        .addColumn('preferred_timezone', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('users').addColumn('sessions_valid_from', 'text').execute();
+      await db.schema
+        .alterTable('groups')
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('groups')
+        .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(DEFAULT_GROUP_PRIORITY))
+        .execute();
     },
   },
 };

@@ -10,6 +10,7 @@ import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
+import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
 import { registerInspection } from './inspection.js';
 import { migrateToLatest } from './migrations.js';
@@ -78,6 +79,7 @@ function storeOver(
   const store: Store = {
     users,
     groups: new KyselyGroupRepository(db, traits, audit),
+    attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
     audit: new KyselyAuditRepository(db),
     stats,

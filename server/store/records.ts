@@ -8,6 +8,16 @@ import type { SortableField } from '../../lib/contract/operations.js';
 
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
+export type UserAttributes = components['schemas']['UserAttributes'];
+
+/** The attributes a request may change: every one but the ids. */
+export type AttributeChanges = Partial<Omit<UserAttributes, 'user_id' | 'user_attributes_id'>>;
+
+/** A group as created: its id and name, and a description (default empty) and priority (default the lowest). */
+export type NewGroupRecord = Pick<Group, 'group_id' | 'name'> & Partial<Pick<Group, 'description' | 'priority'>>;
+
+/** A group's fields a request may change. */
+export type GroupChanges = Partial<Pick<Group, 'name' | 'description' | 'priority'>>;
 type Permission = components['schemas']['Permission'];
 
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */

@@ -5,6 +5,10 @@
  */
 import type {
   ApiKeyRecord,
+  AttributeChanges,
+  GroupChanges,
+  NewGroupRecord,
+  UserAttributes,
   AuditPage,
   AuditQuery,
   ChangeAuthor,
@@ -28,6 +32,11 @@ export interface UserRepository {
   update(userId: string, changes: UserChanges, by: ChangeAuthor): Promise<User | undefined>;
   /** Deletes the user and their memberships; false when there is no such user. */
   delete(userId: string, by: ChangeAuthor): Promise<boolean>;
+  /**
+   * Moves the instant from which the user's sessions are valid to `at`, or just past the
+   * one stored if that is later (so that it only moves forward); undefined when there is no such user.
+   */
+  logout(userId: string, at: string, by: ChangeAuthor): Promise<User | undefined>;
   /** The stored argon2id hash, for verifying a password; never leaves the service. */
   findPasswordHash(userId: string): Promise<string | null | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */
@@ -37,12 +46,22 @@ export interface UserRepository {
 export interface GroupRepository {
   list(): Promise<Group[]>;
   /** Throws NameTakenError. */
-  create(group: { group_id: string; name: string }, by: ChangeAuthor): Promise<Group>;
+  create(group: NewGroupRecord, by: ChangeAuthor): Promise<Group>;
+  /** Applies the changes at once; a system group keeps its name. Throws NameTakenError. */
+  update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'>;
   /** Deletes a group and its memberships; the system group cannot be deleted. */
   delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'>;
   addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
   /** Refuses a system group ('system_group') unless `fromSystemGroup` allows it. */
   removeMember(userId: string, groupId: string, by: ChangeAuthor, options?: { fromSystemGroup?: boolean }): Promise<MembershipChange>;
+}
+
+/** Users' preferences (Kasm's user attributes). */
+export interface AttributesRepository {
+  /** The user's attributes, the defaults where never set; undefined when there is no such user. */
+  find(userId: string): Promise<UserAttributes | undefined>;
+  /** Applies the changes at once and gives every attribute; undefined when there is no such user. */
+  update(userId: string, changes: AttributeChanges, by: ChangeAuthor): Promise<UserAttributes | undefined>;
 }
 
 export interface ApiKeyRepository {
@@ -74,6 +93,7 @@ export interface StoreStats {
 export interface Store {
   readonly users: UserRepository;
   readonly groups: GroupRepository;
+  readonly attributes: AttributesRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly audit: AuditRepository;
   /** How the database connection is doing, for metrics. */

@@ -11,6 +11,21 @@ export interface Database {
   api_keys: ApiKeysTable;
   username_reports: UsernameReportsTable;
   audit_events: AuditEventsTable;
+  user_attributes: UserAttributesTable;
+}
+
+/** A user's preferences, once any was set (migration 0005). */
+export interface UserAttributesTable {
+  user_id: string;
+  default_image: string | null;
+  show_tips: StoredBoolean;
+  auto_login_kasm: StoredBoolean | null;
+  toggle_control_panel: StoredBoolean;
+  theme: string;
+  chat_sfx: StoredBoolean;
+  ssh_public_key: string;
+  preferred_language: string;
+  preferred_timezone: string;
 }
 
 /** One change, written with it (migration 0004). */
@@ -43,6 +58,8 @@ export interface UsersTable {
   created: string;
   password_set_date: string | null;
   last_session: string | null;
+  /** Sessions started before this instant are not valid (logout_user; migration 0005). */
+  sessions_valid_from: string | null;
 }
 
 export interface GroupsTable {
@@ -50,6 +67,8 @@ export interface GroupsTable {
   name: string;
   is_system: StoredBoolean;
   created: string;
+  description: Generated<string>;
+  priority: Generated<number>;
 }
 
 export interface UserGroupsTable {

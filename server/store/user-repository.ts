@@ -26,6 +26,7 @@ const USER_COLUMNS = [
   'created',
   'password_set_date',
   'last_session',
+  'sessions_valid_from',
 ] as const;
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
@@ -120,6 +121,7 @@ export class KyselyUserRepository implements UserRepository {
             disabled: this.traits.bool(user.disabled),
             password_set_date: user.password_hash ? user.created : null,
             last_session: null,
+            sessions_valid_from: null,
           })
           .execute();
         await trx
@@ -174,6 +176,19 @@ export class KyselyUserRepository implements UserRepository {
       if (Number(result.numDeletedRows) === 0) return false;
       await this.audit.record(trx, by, { operation: 'deleteUser', targetUserId: userId });
       return true;
+    });
+  }
+
+  async logout(userId: string, at: string, by: ChangeAuthor): Promise<User | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const stored = await trx.selectFrom('users').select('sessions_valid_from').where('user_id', '=', userId).executeTakeFirst();
+      if (!stored) return undefined;
+      // Only forward: a clock that stepped back must not make ended sessions valid again.
+      const previous = stored.sessions_valid_from;
+      const from = previous !== null && previous >= at ? new Date(Date.parse(previous) + 1).toISOString() : at;
+      await trx.updateTable('users').set({ sessions_valid_from: from }).where('user_id', '=', userId).execute();
+      await this.audit.record(trx, by, { operation: 'logoutUser', targetUserId: userId, changedFields: ['sessions_valid_from'] });
+      return this.#find(trx, 'user_id', userId);
     });
   }
 

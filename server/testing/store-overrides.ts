@@ -1,9 +1,17 @@
 /** A store with some methods replaced (to fail, say); the rest still run on the real store. */
-import type { ApiKeyRepository, AuditRepository, GroupRepository, Store, UserRepository } from '../store/repositories.js';
+import type {
+  ApiKeyRepository,
+  AttributesRepository,
+  AuditRepository,
+  GroupRepository,
+  Store,
+  UserRepository,
+} from '../store/repositories.js';
 
 export interface StoreOverrides {
   users?: Partial<UserRepository>;
   groups?: Partial<GroupRepository>;
+  attributes?: Partial<AttributesRepository>;
   apiKeys?: Partial<ApiKeyRepository>;
   audit?: Partial<AuditRepository>;
   unreadyBecause?: Store['unreadyBecause'];
@@ -25,6 +33,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
   return {
     users: overridden(store.users, overrides.users),
     groups: overridden(store.groups, overrides.groups),
+    attributes: overridden(store.attributes, overrides.attributes),
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
     audit: overridden(store.audit, overrides.audit),
     unreadyBecause: overrides.unreadyBecause ?? ((withinMs) => store.unreadyBecause(withinMs)),

@@ -7,7 +7,7 @@ from typing import Any
 
 from . import _decode
 from ._http import BaseClient
-from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, Health, KeyInfo, NewUser, Readiness, UserIdAccepted, UserIdWithUsername, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -29,12 +29,12 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return KeyInfo.from_json(self._call_json("POST", "/api/public/validate_credentials", body, credentials=True))
 
-    def get_users(self, *, page: int | None = None, page_size: int | None = None, cursor: str | None = None, sort_by: GetUsersSortBy | None = None, sort_direction: GetUsersSortDirection | None = None) -> UserPage:
+    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None | None = None, sort_direction: GetUsersSortDirection | None | None | None = None) -> UserPage:
         """List users.
 
         With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
 
-        :param page: The page to return, counting from 1. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 1.
+        :param page: The page to return, counting from 0 as Kasm does (Kasm skips `page × page_size` users), so `page: 0` is the first page and `page: 1` the second. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 0.
         :param page_size: Users per page. Sending it (or `page`, or `cursor`) asks for one page; default 100 when only `page` or `cursor` is sent. With none of the three, the answer lists every user.
         :param cursor: Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`.
         :param sort_by: The field to order by; users with equal values follow in user_id order. Default username.
@@ -55,12 +55,12 @@ class WorkspaceClient(BaseClient):
             body["sort_direction"] = sort_direction
         return UserPage.from_json(self._call_json("POST", "/api/public/get_users", body, credentials=True))
 
-    def get_user(self, *, target_user: UserRef | UsernameRef | UserIdWithUsername) -> UserResponse:
+    def get_user(self, *, target_user: UserRef | UsernameRef) -> UserResponse:
         """Get one user.
 
         Returns one user, named by identifier or by username.
 
-        :param target_user: The user to return, by identifier or by username. When both come, the identifier wins, and an empty one counts as absent, as in Kasm.
+        :param target_user: The user to return, by identifier or by username. When both come, the identifier wins and the username is not looked at; an empty or `null` one counts as absent, as in Kasm.
 
         ``POST /api/public/get_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -73,7 +73,7 @@ class WorkspaceClient(BaseClient):
         Creates a user in the "All Users" group. A password, when given, must meet the policy;
         a user created without one cannot sign in until one is set.
 
-        :param target_user: A user to create. Omitted text fields are empty; omitted flags are false.
+        :param target_user: A user to create. Omitted text fields are empty; omitted flags are false; `null` is the same as omitted. Keys the contract does not know are ignored, as Kasm ignores them (never stored, never echoed); the fields the service sets itself are refused.
 
         ``POST /api/public/create_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -88,7 +88,7 @@ class WorkspaceClient(BaseClient):
         argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership
         has its own operations.
 
-        :param target_user: The user to update and the fields to change (docs/spec §2.1). Only the fields present change, all at once or not at all; an omitted field keeps its value. `user_id`, `realm` and `groups` cannot be changed here.
+        :param target_user: The user to update and the fields to change. Only the fields present change, all at once or not at all; an omitted field, or one sent as `null`, keeps its value, and so does an empty `password`, as in Kasm. Keys the contract does not know are ignored; `realm`, `groups` and the other fields the service sets are refused.
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -113,7 +113,7 @@ class WorkspaceClient(BaseClient):
     def get_groups(self) -> GroupList:
         """List groups.
 
-        Returns every group, ordered by name. Groups are created by operators with `npm run admin -- create-group`.
+        Returns every group, ordered by name. Groups are created with `create_group` (or `npm run admin -- create-group`).
 
         ``POST /api/public/get_groups``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
@@ -148,6 +148,93 @@ class WorkspaceClient(BaseClient):
         """
         body: dict[str, Any] = {"target_user": target_user.to_json(), "target_group": target_group.to_json()}
         self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)
+
+    def get_attributes(self, *, target_user: UserRef) -> UserAttributesResponse:
+        """Get a user's attributes.
+
+        A user's preferences (Kasm's user attributes): default image, tips, theme, chat
+        sounds, SSH public key, language and time zone. A user whose attributes were never set
+        has the defaults.
+
+        :param target_user: Names a user by identifier.
+
+        ``POST /api/public/get_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/get_attributes", body, credentials=True))
+
+    def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate) -> UserAttributesResponse:
+        """Update a user's attributes.
+
+        Changes the fields present in `target_user_attributes`, all at once or none, and
+        answers with every attribute. An SSH key must be an OpenSSH public key whose key data
+        parses; a private key is refused (`ssh_private_key`) and never stored. The language
+        must be a BCP 47 tag and the time zone an IANA name (`invalid_attribute`, naming the
+        field). Audited as `updateUserAttributes`, naming the fields changed, never their values.
+
+        :param target_user_attributes: The user whose preferences change, and the ones to change: only the fields present change, all at once or none; `null` or a missing field keeps its value. Each is checked before anything is stored, and a refused one is named in the `400`.
+
+        ``POST /api/public/update_user_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_user_attributes": target_user_attributes.to_json()}
+        return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/update_user_attributes", body, credentials=True))
+
+    def logout_user(self, *, target_user: UserRef) -> None:
+        """Log a user out everywhere.
+
+        Kasm's `logout_user`. This directory issues no sessions; it records, for the user, the
+        instant from which sessions are valid (`sessions_valid_from`) and moves it to now, so
+        that every front end that issues sessions can refuse those started before it, as
+        Keycloak's not-before and Microsoft Graph's `revokeSignInSessions` work. Audited as
+        `logoutUser`.
+
+        :param target_user: Names a user by identifier.
+
+        ``POST /api/public/logout_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        self._call_json("POST", "/api/public/logout_user", body, credentials=True)
+
+    def create_group(self, *, target_group: NewGroup) -> GroupResponse:
+        """Create a group.
+
+        Creates a group with no members. Its name must be free (`409 group_name_taken`).
+        Audited as `createGroup`.
+
+        :param target_group: A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored.
+
+        ``POST /api/public/create_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        return GroupResponse.from_json(self._call_json("POST", "/api/public/create_group", body, credentials=True))
+
+    def update_group(self, *, target_group: GroupUpdate) -> GroupResponse:
+        """Update a group.
+
+        Renames a group or changes its description or priority; the fields left out keep
+        their values. A system group cannot be renamed (`409 system_group`). Audited as
+        `updateGroup`, naming the fields changed.
+
+        :param target_group: The group to change and the fields to change; an omitted or `null` field keeps its value. A system group keeps its name (`409 system_group`), but its description and priority may change.
+
+        ``POST /api/public/update_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        return GroupResponse.from_json(self._call_json("POST", "/api/public/update_group", body, credentials=True))
+
+    def delete_group(self, *, target_group: GroupRef) -> None:
+        """Delete a group.
+
+        Deletes a group and every membership of it; its users stay, in their other groups. A
+        system group cannot be deleted (`409 system_group`). Kasm's `force` is not needed:
+        memberships never hold a group back. Audited as `deleteGroup`.
+
+        :param target_group: Names a group by identifier.
+
+        ``POST /api/public/delete_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        """
+        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        self._call_json("POST", "/api/public/delete_group", body, credentials=True)
 
     def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.

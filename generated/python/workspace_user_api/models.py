@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from . import _decode
 
-__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRef", "UserIdWithUsername", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "UserUpdate", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness"]
 
 ApiKey: TypeAlias = str
 """The public identifier of an API key (letters, digits, `-` and `_`)."""
@@ -16,14 +16,16 @@ ApiKey: TypeAlias = str
 ApiKeySecret: TypeAlias = str
 """The API key's secret, shown once when the key is created. Never returned by the API."""
 
-Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system"]
+Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete"]
 """A permission an API key may hold; each operation's `x-permission` names the one it needs.
 `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
-user out of a system group such as "All Users"; keys made before it existed do not
-have it.
+user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
+Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
+(Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups. Keys
+made before a permission existed do not have it.
 """
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
 
 UserId: TypeAlias = str
@@ -55,23 +57,39 @@ Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A n
 profile refuses gets `400` with the code `invalid_username` and a message that says why.
 """
 
-ProfileText: TypeAlias = str
+UsernameRefUserId: TypeAlias = Literal[""]
+"""The values of UsernameRef.user_id."""
+
+ProfileText: TypeAlias = str | None
 """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-of PostgreSQL can hold, so that both stores accept the same values.
+of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+same as leaving the field out, as Kasm takes it.
 """
 
-Phone: TypeAlias = str
+Phone: TypeAlias = str | None
 """Free-form text of up to 64 characters, such as digits separated by hyphens; any
-character but U+0000 (NUL).
+character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
 """
 
-Password: TypeAlias = str
+Password: TypeAlias = str | None
 """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
 one uppercase letter, one lowercase letter, one digit and one special character
 (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
 enforced too: the 8 are counted as a person sees them (a letter with its combining
 accents is one), and the password must not be the user's username, whatever its case.
-Stored only as an argon2id hash and never returned.
+Stored only as an argon2id hash and never returned. `null` is the same as leaving the
+field out, as Kasm takes it.
+"""
+
+PasswordChange: TypeAlias = str | None
+"""A new password for an existing user, under the same policy as `Password`. An empty
+string or `null` changes nothing, as in Kasm, whose clients send `"password": ""` beside
+other changes when they mean to keep the password.
+"""
+
+GroupPriority: TypeAlias = int
+"""Kasm's group priority: when a user's groups disagree on a setting, the group with the
+lowest number wins. 0 to 4096.
 """
 
 GroupIdAccepted: TypeAlias = str
@@ -80,7 +98,21 @@ digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same 
 answers always give the 32 lowercase digits.
 """
 
-AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey"]
+UserAttributesTheme: TypeAlias = Literal["Light", "Dark", "Auto"]
+"""The values of UserAttributes.theme."""
+
+ImageIdAccepted: TypeAlias = str
+"""A workspace image's identifier: 32 hexadecimal digits, or the dashed UUID form, in
+either case; answers give the 32 lowercase digits. The directory keeps it as the
+user's choice; images themselves are the workspace service's business.
+"""
+
+GroupName: TypeAlias = str
+"""A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
+surrounding whitespace is removed before it is stored or compared.
+"""
+
+AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateUserAttributes", "logoutUser", "updateGroup"]
 """The values of AuditEvent.operation."""
 
 HealthStatus: TypeAlias = Literal["ok"]
@@ -88,12 +120,6 @@ HealthStatus: TypeAlias = Literal["ok"]
 
 ReadinessStatus: TypeAlias = Literal["ready"]
 """The values of Readiness.status."""
-
-GetUsersSortBy: TypeAlias = Literal["username", "created", "first_name", "last_name"]
-"""The values of get_users(sort_by=…)."""
-
-GetUsersSortDirection: TypeAlias = Literal["asc", "desc"]
-"""The values of get_users(sort_direction=…)."""
 
 
 @dataclass(kw_only=True)
@@ -246,9 +272,12 @@ class User:
     last_session: datetime | None
     """When the user last started a session; null when never."""
 
+    sessions_valid_from: datetime | None
+    """The instant from which the user's sessions are valid: `logout_user` moves it to the present, and a front end that issues sessions must refuse one started before it (as Keycloak's not-before and Microsoft Graph's `signInSessionsValidFromDateTime` are used). Null until the user is first logged out. This service issues no sessions."""
+
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"user_id": self.user_id, "username": self.username, "first_name": self.first_name, "last_name": self.last_name, "phone": self.phone, "organization": self.organization, "locked": self.locked, "disabled": self.disabled, "realm": self.realm, "groups": [item.to_json() for item in self.groups], "created": self.created.isoformat(), "password_set_date": None if self.password_set_date is None else self.password_set_date.isoformat(), "last_session": None if self.last_session is None else self.last_session.isoformat()}
+        body: dict[str, Any] = {"user_id": self.user_id, "username": self.username, "first_name": self.first_name, "last_name": self.last_name, "phone": self.phone, "organization": self.organization, "locked": self.locked, "disabled": self.disabled, "realm": self.realm, "groups": [item.to_json() for item in self.groups], "created": self.created.isoformat(), "password_set_date": None if self.password_set_date is None else self.password_set_date.isoformat(), "last_session": None if self.last_session is None else self.last_session.isoformat(), "sessions_valid_from": None if self.sessions_valid_from is None else self.sessions_valid_from.isoformat()}
         return body
 
     @classmethod
@@ -269,6 +298,7 @@ class User:
             created=_decode.date_time(_decode.required(fields, "created", "User"), "User.created"),
             password_set_date=None if _decode.required(fields, "password_set_date", "User") is None else _decode.date_time(_decode.required(fields, "password_set_date", "User"), "User.password_set_date"),
             last_session=None if _decode.required(fields, "last_session", "User") is None else _decode.date_time(_decode.required(fields, "last_session", "User"), "User.last_session"),
+            sessions_valid_from=None if _decode.required(fields, "sessions_valid_from", "User") is None else _decode.date_time(_decode.required(fields, "sessions_valid_from", "User"), "User.sessions_valid_from"),
         )
 
 
@@ -282,7 +312,7 @@ class UserPage:
     """How many users there are in all (when listing every user, how many are listed)."""
 
     page: int | None = None
-    """The page number asked for; absent when the page was asked for by `cursor`."""
+    """The page number asked for, counting from 0; absent when the page was asked for by `cursor`."""
 
     page_size: int | None = None
     """The page size asked for (or the default, 100); absent when listing every user."""
@@ -339,7 +369,7 @@ class UserRef:
 @dataclass(kw_only=True)
 class UsernameRef:
     """Names a user by username, matched after the same preparation as on create (trimmed,
-    width-mapped, lower-cased, NFC). An empty `user_id` beside it counts as absent.
+    width-mapped, lower-cased, NFC). An empty or `null` `user_id` beside it counts as absent.
     """
 
     username: Username
@@ -356,8 +386,8 @@ class UsernameRef:
     profile refuses gets `400` with the code `invalid_username` and a message that says why.
     """
 
-    user_id: Literal[""] | None = None
-    """Empty, or left out."""
+    user_id: UsernameRefUserId | None = None
+    """Empty, `null`, or left out."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -372,37 +402,7 @@ class UsernameRef:
         fields = _decode.json_object(data, "UsernameRef")
         return cls(
             username=_decode.text(_decode.required(fields, "username", "UsernameRef"), "UsernameRef.username"),
-            user_id=cast("Literal[\"\"]", _decode.text(fields["user_id"], "UsernameRef.user_id")) if "user_id" in fields else None,
-        )
-
-
-@dataclass(kw_only=True)
-class UserIdWithUsername:
-    """Names a user by identifier, with a username beside it, as some Kasm clients send both:
-    the identifier wins and the username is ignored, as in Kasm.
-    """
-
-    user_id: UserIdAccepted
-    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
-    either case. Both name the same user; answers always give the 32 lowercase digits.
-    """
-
-    username: str
-    """Ignored when `user_id` is given."""
-
-    def to_json(self) -> dict[str, Any]:
-        """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"user_id": self.user_id, "username": self.username}
-        return body
-
-    @classmethod
-    def from_json(cls, data: object) -> UserIdWithUsername:
-        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
-        fields = _decode.json_object(data, "UserIdWithUsername")
-        return cls(
-            user_id=_decode.text(_decode.required(fields, "user_id", "UserIdWithUsername"), "UserIdWithUsername.user_id"),
-            username=_decode.text(_decode.required(fields, "username", "UserIdWithUsername"), "UserIdWithUsername.username"),
+            user_id=None if fields["user_id"] is None else cast("UsernameRefUserId", _decode.text(fields["user_id"], "UsernameRef.user_id")) if "user_id" in fields else None,
         )
 
 
@@ -429,7 +429,10 @@ class UserResponse:
 
 @dataclass(kw_only=True)
 class NewUser:
-    """A user to create. Omitted text fields are empty; omitted flags are false."""
+    """A user to create. Omitted text fields are empty; omitted flags are false; `null` is the
+    same as omitted. Keys the contract does not know are ignored, as Kasm ignores them
+    (never stored, never echoed); the fields the service sets itself are refused.
+    """
 
     username: Username
     """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
@@ -447,22 +450,25 @@ class NewUser:
 
     first_name: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     last_name: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     phone: Phone | None = None
     """Free-form text of up to 64 characters, such as digits separated by hyphens; any
-    character but U+0000 (NUL).
+    character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
     """
 
     organization: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     locked: bool | None = None
@@ -475,7 +481,8 @@ class NewUser:
     (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
     enforced too: the 8 are counted as a person sees them (a letter with its combining
     accents is one), and the password must not be the user's username, whatever its case.
-    Stored only as an argon2id hash and never returned.
+    Stored only as an argon2id hash and never returned. `null` is the same as leaving the
+    field out, as Kasm takes it.
     """
 
     def to_json(self) -> dict[str, Any]:
@@ -503,21 +510,22 @@ class NewUser:
         fields = _decode.json_object(data, "NewUser")
         return cls(
             username=_decode.text(_decode.required(fields, "username", "NewUser"), "NewUser.username"),
-            first_name=_decode.text(fields["first_name"], "NewUser.first_name") if "first_name" in fields else None,
-            last_name=_decode.text(fields["last_name"], "NewUser.last_name") if "last_name" in fields else None,
-            phone=_decode.text(fields["phone"], "NewUser.phone") if "phone" in fields else None,
-            organization=_decode.text(fields["organization"], "NewUser.organization") if "organization" in fields else None,
-            locked=_decode.boolean(fields["locked"], "NewUser.locked") if "locked" in fields else None,
-            disabled=_decode.boolean(fields["disabled"], "NewUser.disabled") if "disabled" in fields else None,
-            password=_decode.text(fields["password"], "NewUser.password") if "password" in fields else None,
+            first_name=None if fields["first_name"] is None else _decode.text(fields["first_name"], "NewUser.first_name") if "first_name" in fields else None,
+            last_name=None if fields["last_name"] is None else _decode.text(fields["last_name"], "NewUser.last_name") if "last_name" in fields else None,
+            phone=None if fields["phone"] is None else _decode.text(fields["phone"], "NewUser.phone") if "phone" in fields else None,
+            organization=None if fields["organization"] is None else _decode.text(fields["organization"], "NewUser.organization") if "organization" in fields else None,
+            locked=None if fields["locked"] is None else _decode.boolean(fields["locked"], "NewUser.locked") if "locked" in fields else None,
+            disabled=None if fields["disabled"] is None else _decode.boolean(fields["disabled"], "NewUser.disabled") if "disabled" in fields else None,
+            password=None if fields["password"] is None else _decode.text(fields["password"], "NewUser.password") if "password" in fields else None,
         )
 
 
 @dataclass(kw_only=True)
 class UserUpdate:
-    """The user to update and the fields to change (docs/spec §2.1). Only the fields present
-    change, all at once or not at all; an omitted field keeps its value. `user_id`, `realm`
-    and `groups` cannot be changed here.
+    """The user to update and the fields to change. Only the fields present
+    change, all at once or not at all; an omitted field, or one sent as `null`, keeps its
+    value, and so does an empty `password`, as in Kasm. Keys the contract does not know are
+    ignored; `realm`, `groups` and the other fields the service sets are refused.
     """
 
     user_id: UserIdAccepted
@@ -527,50 +535,38 @@ class UserUpdate:
     """
 
     username: Username | None = None
-    """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
-    UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction:
-    surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
-    the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
-    and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
-    overrides, variation selectors, fillers: every default-ignorable code point), more than
-    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
-    letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
-    Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
-    profile refuses gets `400` with the code `invalid_username` and a message that says why.
-    """
 
     first_name: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     last_name: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     phone: Phone | None = None
     """Free-form text of up to 64 characters, such as digits separated by hyphens; any
-    character but U+0000 (NUL).
+    character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
     """
 
     organization: ProfileText | None = None
     """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values.
+    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
+    same as leaving the field out, as Kasm takes it.
     """
 
     locked: bool | None = None
 
     disabled: bool | None = None
 
-    password: Password | None = None
-    """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
-    one uppercase letter, one lowercase letter, one digit and one special character
-    (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
-    enforced too: the 8 are counted as a person sees them (a letter with its combining
-    accents is one), and the password must not be the user's username, whatever its case.
-    Stored only as an argon2id hash and never returned.
+    password: PasswordChange | None = None
+    """A new password for an existing user, under the same policy as `Password`. An empty
+    string or `null` changes nothing, as in Kasm, whose clients send `"password": ""` beside
+    other changes when they mean to keep the password.
     """
 
     def to_json(self) -> dict[str, Any]:
@@ -600,14 +596,14 @@ class UserUpdate:
         fields = _decode.json_object(data, "UserUpdate")
         return cls(
             user_id=_decode.text(_decode.required(fields, "user_id", "UserUpdate"), "UserUpdate.user_id"),
-            username=_decode.text(fields["username"], "UserUpdate.username") if "username" in fields else None,
-            first_name=_decode.text(fields["first_name"], "UserUpdate.first_name") if "first_name" in fields else None,
-            last_name=_decode.text(fields["last_name"], "UserUpdate.last_name") if "last_name" in fields else None,
-            phone=_decode.text(fields["phone"], "UserUpdate.phone") if "phone" in fields else None,
-            organization=_decode.text(fields["organization"], "UserUpdate.organization") if "organization" in fields else None,
-            locked=_decode.boolean(fields["locked"], "UserUpdate.locked") if "locked" in fields else None,
-            disabled=_decode.boolean(fields["disabled"], "UserUpdate.disabled") if "disabled" in fields else None,
-            password=_decode.text(fields["password"], "UserUpdate.password") if "password" in fields else None,
+            username=None if fields["username"] is None else _decode.text(fields["username"], "UserUpdate.username") if "username" in fields else None,
+            first_name=None if fields["first_name"] is None else _decode.text(fields["first_name"], "UserUpdate.first_name") if "first_name" in fields else None,
+            last_name=None if fields["last_name"] is None else _decode.text(fields["last_name"], "UserUpdate.last_name") if "last_name" in fields else None,
+            phone=None if fields["phone"] is None else _decode.text(fields["phone"], "UserUpdate.phone") if "phone" in fields else None,
+            organization=None if fields["organization"] is None else _decode.text(fields["organization"], "UserUpdate.organization") if "organization" in fields else None,
+            locked=None if fields["locked"] is None else _decode.boolean(fields["locked"], "UserUpdate.locked") if "locked" in fields else None,
+            disabled=None if fields["disabled"] is None else _decode.boolean(fields["disabled"], "UserUpdate.disabled") if "disabled" in fields else None,
+            password=None if fields["password"] is None else _decode.text(fields["password"], "UserUpdate.password") if "password" in fields else None,
         )
 
 
@@ -621,12 +617,20 @@ class Group:
     name: str
     """The group's name, unique."""
 
+    description: str
+    """Free text; empty when not set."""
+
+    priority: GroupPriority
+    """Kasm's group priority: when a user's groups disagree on a setting, the group with the
+    lowest number wins. 0 to 4096.
+    """
+
     is_system: bool
-    """System groups (such as "All Users", which holds every user) cannot be left or removed."""
+    """System groups (such as "All Users", which holds every user) cannot be renamed or deleted, and only a key with `groups_modify_system` can take a user out of one."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"group_id": self.group_id, "name": self.name, "is_system": self.is_system}
+        body: dict[str, Any] = {"group_id": self.group_id, "name": self.name, "description": self.description, "priority": self.priority, "is_system": self.is_system}
         return body
 
     @classmethod
@@ -636,6 +640,8 @@ class Group:
         return cls(
             group_id=_decode.text(_decode.required(fields, "group_id", "Group"), "Group.group_id"),
             name=_decode.text(_decode.required(fields, "name", "Group"), "Group.name"),
+            description=_decode.text(_decode.required(fields, "description", "Group"), "Group.description"),
+            priority=_decode.integer(_decode.required(fields, "priority", "Group"), "Group.priority"),
             is_system=_decode.boolean(_decode.required(fields, "is_system", "Group"), "Group.is_system"),
         )
 
@@ -686,6 +692,267 @@ class GroupRef:
 
 
 @dataclass(kw_only=True)
+class UserAttributes:
+    """A user's preferences, with Kasm's names and shapes. A user who never had them set has
+    the defaults shown here; `get_attributes` always answers with every field.
+    """
+
+    user_attributes_id: str
+    """The attributes' own identifier (Kasm's), derived from the user's; the same for the user's whole life."""
+
+    user_id: UserId
+    """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
+
+    default_image: str | None
+    """The workspace image a session starts with, by its identifier; null when none is chosen."""
+
+    show_tips: bool
+    """Whether the front end shows tips. Default false."""
+
+    auto_login_kasm: bool | None
+    """Whether a session starts at login; null leaves it to the group's setting (Kasm's default)."""
+
+    toggle_control_panel: bool
+    """Whether the session's control panel is shown. Default false."""
+
+    theme: UserAttributesTheme
+    """The front end's theme. Default `Light`."""
+
+    chat_sfx: bool
+    """Whether chat plays sounds. Default true."""
+
+    ssh_public_key: str
+    """An OpenSSH public key (`ssh-ed25519 AAAA… comment`); empty when none is set."""
+
+    preferred_language: str
+    """A BCP 47 language tag in its canonical form (`en-US`); empty when none is set."""
+
+    preferred_timezone: str
+    """An IANA time zone (`Europe/Paris`); empty when none is set."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"user_attributes_id": self.user_attributes_id, "user_id": self.user_id, "default_image": self.default_image, "show_tips": self.show_tips, "auto_login_kasm": self.auto_login_kasm, "toggle_control_panel": self.toggle_control_panel, "theme": self.theme, "chat_sfx": self.chat_sfx, "ssh_public_key": self.ssh_public_key, "preferred_language": self.preferred_language, "preferred_timezone": self.preferred_timezone}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> UserAttributes:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "UserAttributes")
+        return cls(
+            user_attributes_id=_decode.text(_decode.required(fields, "user_attributes_id", "UserAttributes"), "UserAttributes.user_attributes_id"),
+            user_id=_decode.text(_decode.required(fields, "user_id", "UserAttributes"), "UserAttributes.user_id"),
+            default_image=None if _decode.required(fields, "default_image", "UserAttributes") is None else _decode.text(_decode.required(fields, "default_image", "UserAttributes"), "UserAttributes.default_image"),
+            show_tips=_decode.boolean(_decode.required(fields, "show_tips", "UserAttributes"), "UserAttributes.show_tips"),
+            auto_login_kasm=None if _decode.required(fields, "auto_login_kasm", "UserAttributes") is None else _decode.boolean(_decode.required(fields, "auto_login_kasm", "UserAttributes"), "UserAttributes.auto_login_kasm"),
+            toggle_control_panel=_decode.boolean(_decode.required(fields, "toggle_control_panel", "UserAttributes"), "UserAttributes.toggle_control_panel"),
+            theme=cast("UserAttributesTheme", _decode.text(_decode.required(fields, "theme", "UserAttributes"), "UserAttributes.theme")),
+            chat_sfx=_decode.boolean(_decode.required(fields, "chat_sfx", "UserAttributes"), "UserAttributes.chat_sfx"),
+            ssh_public_key=_decode.text(_decode.required(fields, "ssh_public_key", "UserAttributes"), "UserAttributes.ssh_public_key"),
+            preferred_language=_decode.text(_decode.required(fields, "preferred_language", "UserAttributes"), "UserAttributes.preferred_language"),
+            preferred_timezone=_decode.text(_decode.required(fields, "preferred_timezone", "UserAttributes"), "UserAttributes.preferred_timezone"),
+        )
+
+
+@dataclass(kw_only=True)
+class UserAttributesResponse:
+    """UserAttributesResponse"""
+
+    user_attributes: UserAttributes
+    """A user's preferences, with Kasm's names and shapes. A user who never had them set has
+    the defaults shown here; `get_attributes` always answers with every field.
+    """
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"user_attributes": self.user_attributes.to_json()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> UserAttributesResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "UserAttributesResponse")
+        return cls(
+            user_attributes=UserAttributes.from_json(_decode.required(fields, "user_attributes", "UserAttributesResponse")),
+        )
+
+
+@dataclass(kw_only=True)
+class UserAttributesUpdate:
+    """The user whose preferences change, and the ones to change: only the fields present
+    change, all at once or none; `null` or a missing field keeps its value. Each is checked
+    before anything is stored, and a refused one is named in the `400`.
+    """
+
+    user_id: UserIdAccepted
+    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
+    either case. Both name the same user; answers always give the 32 lowercase digits.
+    """
+
+    default_image: ImageIdAccepted | Literal[""] | None = None
+
+    show_tips: bool | None = None
+
+    auto_login_kasm: bool | None = None
+
+    toggle_control_panel: bool | None = None
+
+    theme: UserAttributesUpdateTheme | None | None = None
+
+    chat_sfx: bool | None = None
+
+    ssh_public_key: str | None = None
+    """One OpenSSH public key line (`ssh-ed25519 AAAA… comment`; RSA, ECDSA, Ed25519 and their
+    security-key forms), or empty to remove it. Its key data must parse. A private key is
+    refused with `400` (`ssh_private_key`) and stored nowhere.
+    """
+
+    preferred_language: str | None = None
+    """A BCP 47 language tag (`en-US`, `pt-BR`, `zh-Hant-TW`), stored in its canonical form; empty to unset."""
+
+    preferred_timezone: str | None = None
+    """An IANA time zone name (`Europe/Paris`, `UTC`); empty to unset."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"user_id": self.user_id}
+        if self.default_image is not None:
+            body["default_image"] = self.default_image
+        if self.show_tips is not None:
+            body["show_tips"] = self.show_tips
+        if self.auto_login_kasm is not None:
+            body["auto_login_kasm"] = self.auto_login_kasm
+        if self.toggle_control_panel is not None:
+            body["toggle_control_panel"] = self.toggle_control_panel
+        if self.theme is not None:
+            body["theme"] = self.theme
+        if self.chat_sfx is not None:
+            body["chat_sfx"] = self.chat_sfx
+        if self.ssh_public_key is not None:
+            body["ssh_public_key"] = self.ssh_public_key
+        if self.preferred_language is not None:
+            body["preferred_language"] = self.preferred_language
+        if self.preferred_timezone is not None:
+            body["preferred_timezone"] = self.preferred_timezone
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> UserAttributesUpdate:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "UserAttributesUpdate")
+        return cls(
+            user_id=_decode.text(_decode.required(fields, "user_id", "UserAttributesUpdate"), "UserAttributesUpdate.user_id"),
+            default_image=_decode.text(fields["default_image"], "UserAttributesUpdate.default_image") if "default_image" in fields else None,
+            show_tips=None if fields["show_tips"] is None else _decode.boolean(fields["show_tips"], "UserAttributesUpdate.show_tips") if "show_tips" in fields else None,
+            auto_login_kasm=None if fields["auto_login_kasm"] is None else _decode.boolean(fields["auto_login_kasm"], "UserAttributesUpdate.auto_login_kasm") if "auto_login_kasm" in fields else None,
+            toggle_control_panel=None if fields["toggle_control_panel"] is None else _decode.boolean(fields["toggle_control_panel"], "UserAttributesUpdate.toggle_control_panel") if "toggle_control_panel" in fields else None,
+            theme=None if fields["theme"] is None else None if fields["theme"] is None else cast("UserAttributesUpdateTheme", _decode.text(fields["theme"], "UserAttributesUpdate.theme")) if "theme" in fields else None,
+            chat_sfx=None if fields["chat_sfx"] is None else _decode.boolean(fields["chat_sfx"], "UserAttributesUpdate.chat_sfx") if "chat_sfx" in fields else None,
+            ssh_public_key=None if fields["ssh_public_key"] is None else _decode.text(fields["ssh_public_key"], "UserAttributesUpdate.ssh_public_key") if "ssh_public_key" in fields else None,
+            preferred_language=None if fields["preferred_language"] is None else _decode.text(fields["preferred_language"], "UserAttributesUpdate.preferred_language") if "preferred_language" in fields else None,
+            preferred_timezone=None if fields["preferred_timezone"] is None else _decode.text(fields["preferred_timezone"], "UserAttributesUpdate.preferred_timezone") if "preferred_timezone" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class NewGroup:
+    """A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored."""
+
+    name: GroupName
+    """A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
+    surrounding whitespace is removed before it is stored or compared.
+    """
+
+    description: str | None = None
+    """Free text; empty when omitted."""
+
+    priority: GroupPriority | None = None
+    """Default 4096, the lowest precedence."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"name": self.name}
+        if self.description is not None:
+            body["description"] = self.description
+        if self.priority is not None:
+            body["priority"] = self.priority
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> NewGroup:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "NewGroup")
+        return cls(
+            name=_decode.text(_decode.required(fields, "name", "NewGroup"), "NewGroup.name"),
+            description=None if fields["description"] is None else _decode.text(fields["description"], "NewGroup.description") if "description" in fields else None,
+            priority=None if fields["priority"] is None else _decode.integer(fields["priority"], "NewGroup.priority") if "priority" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class GroupResponse:
+    """GroupResponse"""
+
+    group: Group
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"group": self.group.to_json()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> GroupResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "GroupResponse")
+        return cls(
+            group=Group.from_json(_decode.required(fields, "group", "GroupResponse")),
+        )
+
+
+@dataclass(kw_only=True)
+class GroupUpdate:
+    """The group to change and the fields to change; an omitted or `null` field keeps its
+    value. A system group keeps its name (`409 system_group`), but its description and
+    priority may change.
+    """
+
+    group_id: GroupIdAccepted
+    """A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+    digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+    answers always give the 32 lowercase digits.
+    """
+
+    name: GroupName | None = None
+
+    description: str | None = None
+
+    priority: GroupPriority | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"group_id": self.group_id}
+        if self.name is not None:
+            body["name"] = self.name
+        if self.description is not None:
+            body["description"] = self.description
+        if self.priority is not None:
+            body["priority"] = self.priority
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> GroupUpdate:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "GroupUpdate")
+        return cls(
+            group_id=_decode.text(_decode.required(fields, "group_id", "GroupUpdate"), "GroupUpdate.group_id"),
+            name=None if fields["name"] is None else _decode.text(fields["name"], "GroupUpdate.name") if "name" in fields else None,
+            description=None if fields["description"] is None else _decode.text(fields["description"], "GroupUpdate.description") if "description" in fields else None,
+            priority=None if fields["priority"] is None else _decode.integer(fields["priority"], "GroupUpdate.priority") if "priority" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
 class AuditEvent:
     """One change to the directory, written in the same transaction as the change itself: a change without its event, or an event without its change, cannot exist. It names what changed, never a value: no password, hash or secret, and profile fields by name only."""
 
@@ -695,7 +962,7 @@ class AuditEvent:
     time: datetime
 
     operation: AuditEventOperation
-    """What was done: an operation of this API, or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`)."""
+    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`)."""
 
     actor: str
     """The API key that made the change, or `admin-cli` for `npm run admin`."""
