@@ -226,6 +226,49 @@ describe('the workspace-users CLI, end to end', () => {
     );
   });
 
+  it("logs a user out, shows and changes a user's attributes, and creates, renames and deletes a group", async () => {
+    const user = await service.createUser();
+    const logout = await cli(['logout', user.user_id]);
+    assert.equal(logout.code, 0, logout.stderr);
+    assert.notEqual((await service.store.users.findById(user.user_id))!.sessions_valid_from, null);
+
+    const keyFile = join(directory, 'id_ed25519.pub');
+    await writeFile(keyFile, 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@example.com\n');
+    const changed = await cli([
+      'attributes',
+      user.user_id,
+      '--theme',
+      'Dark',
+      '--timezone',
+      'europe/paris',
+      '--ssh-key-file',
+      keyFile,
+      '--json',
+    ]);
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.deepEqual(
+      [
+        JSON.parse(changed.stdout).theme,
+        JSON.parse(changed.stdout).preferred_timezone,
+        JSON.parse(changed.stdout).ssh_public_key.split(' ')[0],
+      ],
+      ['Dark', 'Europe/Paris', 'ssh-ed25519'],
+    );
+    const shown = await cli(['attributes', user.user_id]);
+    assert.match(shown.stdout, /preferred_timezone +│ Europe\/Paris/);
+
+    const created = await cli(['group', 'create', 'Design', '--priority', '7', '--json']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(JSON.parse(created.stdout).priority, 7);
+    assert.equal((await cli(['group', 'rename', 'design', 'Product Design'])).code, 0);
+    const deleted = await cli(['group', 'delete', 'Product Design', '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(
+      (await service.store.groups.list()).some((group) => group.name.includes('Design')),
+      false,
+    );
+  });
+
   it('has --help on every command', async () => {
     for (const command of [
       [],
@@ -237,6 +280,11 @@ describe('the workspace-users CLI, end to end', () => {
       ['delete'],
       ['group', 'add'],
       ['group', 'remove'],
+      ['group', 'create'],
+      ['group', 'rename'],
+      ['group', 'delete'],
+      ['logout'],
+      ['attributes'],
       ['import'],
       ['audit'],
     ]) {

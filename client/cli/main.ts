@@ -6,6 +6,7 @@
  *
  * Exit 0 on success; on failure, the service's error_message on stderr and exit 1.
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createWorkspaceClient, eachUser, type Group, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
 import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
@@ -223,7 +224,53 @@ async function resolveGroup(sdk: WorkspaceClient, nameOrId: string): Promise<Gro
   return group;
 }
 
-const group = program.command('group').description("change a user's groups");
+program
+  .command('logout')
+  .description('log a user out everywhere: sessions started before now stop being valid (needs users_auth_session)')
+  .argument('<user_id>', 'the user')
+  .action(async (userId: string) => {
+    dataOf(await client().logoutUser({ target_user: { user_id: userId } }));
+    process.stderr.write(`logged out ${userId}: sessions started before now are no longer valid\n`);
+  });
+
+program
+  .command('attributes')
+  .description("show a user's attributes (Kasm's preferences), or change the ones given")
+  .argument('<user_id>', 'the user')
+  .addOption(new Option('--theme <theme>').choices(['Light', 'Dark', 'Auto']))
+  .option('--language <tag>', 'a BCP 47 language tag, e.g. en-GB ("" to unset)')
+  .option('--timezone <zone>', 'an IANA time zone, e.g. Europe/London ("" to unset)')
+  .option('--ssh-key-file <file>', 'an OpenSSH public key file (the .pub), or - for standard input')
+  .option('--json', 'print JSON')
+  .action(
+    async (
+      userId: string,
+      options: { theme?: 'Light' | 'Dark' | 'Auto'; language?: string; timezone?: string; sshKeyFile?: string; json?: boolean },
+    ) => {
+      const sdk = client();
+      const changes = {
+        ...(options.theme !== undefined ? { theme: options.theme } : {}),
+        ...(options.language !== undefined ? { preferred_language: options.language } : {}),
+        ...(options.timezone !== undefined ? { preferred_timezone: options.timezone } : {}),
+        ...(options.sshKeyFile !== undefined
+          ? { ssh_public_key: readFileSync(options.sshKeyFile === '-' ? 0 : options.sshKeyFile, 'utf8').trim() }
+          : {}),
+      };
+      const { user_attributes } = dataOf(
+        Object.keys(changes).length === 0
+          ? await sdk.getAttributes({ target_user: { user_id: userId } })
+          : await sdk.updateUserAttributes({ target_user_attributes: { user_id: userId, ...changes } }),
+      );
+      if (options.json) return printJson(user_attributes);
+      const { user_id: _user, user_attributes_id: _id, ...shown } = user_attributes;
+      printTable(
+        ['attribute', 'value'],
+        Object.entries(shown).map(([name, value]) => [name, value === null ? '(none)' : String(value)]),
+      );
+    },
+  );
+
+const group = program.command('group').description("groups, and a user's memberships");
 for (const action of ['add', 'remove'] as const) {
   group
     .command(action)
@@ -240,6 +287,55 @@ for (const action of ['add', 'remove'] as const) {
       );
     });
 }
+
+group
+  .command('create')
+  .description('create a group (needs groups_create)')
+  .argument('<name>', "the group's name")
+  .option('--description <text>')
+  .option('--priority <n>', "Kasm's priority, 0 to 4096: the lowest number wins (default 4096)", wholeNumberFrom(0))
+  .option('--json', 'print JSON')
+  .action(async (name: string, options: { description?: string; priority?: number; json?: boolean }) => {
+    const { group: created } = dataOf(
+      await client().createGroup({
+        target_group: {
+          name,
+          ...(options.description !== undefined ? { description: options.description } : {}),
+          ...(options.priority !== undefined ? { priority: options.priority } : {}),
+        },
+      }),
+    );
+    if (options.json) return printJson(created);
+    process.stderr.write(`created ${terminalSafe(created.name)} (${created.group_id})\n`);
+  });
+
+group
+  .command('rename')
+  .description('rename a group (needs groups_modify; a system group keeps its name)')
+  .argument('<group>', 'a group name or group_id')
+  .argument('<new-name>', 'its new name')
+  .action(async (nameOrId: string, newName: string) => {
+    const sdk = client();
+    const { group_id, name } = await resolveGroup(sdk, nameOrId);
+    const { group: renamed } = dataOf(await sdk.updateGroup({ target_group: { group_id, name: newName } }));
+    process.stderr.write(`renamed ${terminalSafe(name)} to ${terminalSafe(renamed.name)}\n`);
+  });
+
+group
+  .command('delete')
+  .description('delete a group and its memberships; its users stay (asks first, on a terminal; needs groups_delete)')
+  .argument('<group>', 'a group name or group_id')
+  .option('--yes', 'do not ask')
+  .action(async (nameOrId: string, options: { yes?: boolean }) => {
+    const sdk = client();
+    const { group_id, name } = await resolveGroup(sdk, nameOrId);
+    if (!options.yes) {
+      if (!process.stdin.isTTY) throw new CliError('not deleting without --yes when not on a terminal');
+      if (!(await confirm(`Delete the group ${terminalSafe(name)} (${group_id})?`))) throw new CliError('not deleted');
+    }
+    dataOf(await sdk.deleteGroup({ target_group: { group_id } }));
+    process.stderr.write(`deleted the group ${terminalSafe(name)}\n`);
+  });
 
 program
   .command('audit')
