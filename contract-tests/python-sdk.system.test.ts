@@ -55,7 +55,9 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
     assert.deepEqual([...operations].sort(), [...everyOperation].sort());
     assert.deepEqual(codes, [
       'already_member',
+      'group_name_taken',
       'group_not_found',
+      'invalid_attribute',
       'invalid_credentials',
       'invalid_cursor',
       'invalid_request',

@@ -24,8 +24,10 @@ from workspace_user_api import (
     NewUser,
     TransportError,
     UnexpectedResponse,
+    GroupUpdate,
+    NewGroup,
     User,
-    UserIdWithUsername,
+    UserAttributesUpdate,
     UsernameRef,
     UserRef,
     UserUpdate,
@@ -90,13 +92,11 @@ done.append("updateUser")
 
 assert client.get_user(target_user=UserRef(user_id=created.user_id)).user.user_id == created.user_id
 assert client.get_user(target_user=UsernameRef(username=" PY@example.com ")).user.user_id == created.user_id
-# Both, as Kasm clients send them: the identifier wins.
-both = UserIdWithUsername(user_id=created.user_id, username="someone-else@example.com")
-assert client.get_user(target_user=both).user.user_id == created.user_id
 done.append("getUser")
 
-page = client.get_users(page=1, page_size=50, sort_by="created")
-assert page.total == 1 and page.users[0].user_id == created.user_id and page.page == 1
+# Pages count from 0, as Kasm's do.
+page = client.get_users(page=0, page_size=50, sort_by="created")
+assert page.total == 1 and page.users[0].user_id == created.user_id and page.page == 0
 # With nothing but credentials, every user, as Kasm's get_users answers (no page, no page_size).
 everyone = client.get_users()
 assert everyone.total == 1 and everyone.page_size is None and everyone.next_cursor is None, everyone
@@ -123,6 +123,33 @@ done.append("addUserGroup")
 client.remove_user_group(target_user=member, target_group=team)
 expect_error(lambda: client.remove_user_group(target_user=member, target_group=team), 409, "not_member")
 done.append("removeUserGroup")
+
+# Kasm's user attributes, logout_user, and the group lifecycle.
+attributes = client.update_user_attributes(
+    target_user_attributes=UserAttributesUpdate(user_id=created.user_id, theme="Dark", preferred_timezone="Europe/Berlin")
+).user_attributes
+assert (attributes.theme, attributes.preferred_timezone, attributes.chat_sfx) == ("Dark", "Europe/Berlin", True), attributes
+done.append("updateUserAttributes")
+assert client.get_attributes(target_user=member).user_attributes == attributes
+done.append("getAttributes")
+expect_error(
+    lambda: client.update_user_attributes(target_user_attributes=UserAttributesUpdate(user_id=created.user_id, preferred_language="no such")),
+    400,
+    "invalid_attribute",
+)
+client.logout_user(target_user=member)
+assert client.get_user(target_user=member).user.sessions_valid_from is not None
+done.append("logoutUser")
+design = client.create_group(target_group=NewGroup(name="Design", priority=20)).group
+assert (design.name, design.priority, design.is_system) == ("Design", 20, False), design
+expect_error(lambda: client.create_group(target_group=NewGroup(name="Design")), 409, "group_name_taken")
+done.append("createGroup")
+renamed = client.update_group(target_group=GroupUpdate(group_id=design.group_id, name="Product Design")).group
+assert renamed.name == "Product Design" and renamed.priority == 20, renamed
+done.append("updateGroup")
+client.delete_group(target_group=GroupRef(group_id=design.group_id))
+expect_error(lambda: client.delete_group(target_group=GroupRef(group_id=design.group_id)), 404, "group_not_found")
+done.append("deleteGroup")
 
 client.delete_user(target_user=member)
 expect_error(lambda: client.delete_user(target_user=member), 404, "user_not_found")

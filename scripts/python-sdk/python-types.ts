@@ -46,7 +46,8 @@ export function pythonType(document: OpenApiDocument, schema: Schema, inlineEnum
   if (Array.isArray(schema.type)) {
     const types = (schema.type as string[]).filter((type) => type !== 'null');
     if (types.length !== 1) throw new Error(`unsupported type list ${JSON.stringify(schema.type)}`);
-    const inner = pythonType(document, { ...schema, type: types[0] }, inlineEnumName);
+    const values = Array.isArray(schema.enum) ? { enum: (schema.enum as unknown[]).filter((value) => value !== null) } : {};
+    const inner = pythonType(document, { ...schema, ...values, type: types[0] }, inlineEnumName);
     return schema.type.includes('null') ? { kind: 'nullable', inner } : inner;
   }
   if (schema.const !== undefined) return { kind: 'literal', values: [schema.const] };
@@ -57,7 +58,7 @@ export function pythonType(document: OpenApiDocument, schema: Schema, inlineEnum
       values: (schema.enum as (string | number | boolean | null)[]).filter((value) => value !== null),
     };
     const named: PythonType = inlineEnumName ? { kind: 'alias', name: inlineEnumName, target: literal } : literal;
-    return schema.enum.includes(null) && !Array.isArray(schema.type) ? { kind: 'nullable', inner: named } : named;
+    return schema.enum.includes(null) ? { kind: 'nullable', inner: named } : named;
   }
   switch (schema.type) {
     case 'string':

@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from . import _decode
 
-__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness"]
+__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ApiKey: TypeAlias = str
 """The public identifier of an API key (letters, digits, `-` and `_`)."""
@@ -107,6 +107,9 @@ either case; answers give the 32 lowercase digits. The directory keeps it as the
 user's choice; images themselves are the workspace service's business.
 """
 
+UserAttributesUpdateTheme: TypeAlias = Literal["Light", "Dark", "Auto"]
+"""The values of UserAttributesUpdate.theme."""
+
 GroupName: TypeAlias = str
 """A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
 surrounding whitespace is removed before it is stored or compared.
@@ -120,6 +123,12 @@ HealthStatus: TypeAlias = Literal["ok"]
 
 ReadinessStatus: TypeAlias = Literal["ready"]
 """The values of Readiness.status."""
+
+GetUsersSortBy: TypeAlias = Literal["username", "created", "first_name", "last_name"]
+"""The values of get_users(sort_by=…)."""
+
+GetUsersSortDirection: TypeAlias = Literal["asc", "desc"]
+"""The values of get_users(sort_direction=…)."""
 
 
 @dataclass(kw_only=True)
@@ -798,7 +807,7 @@ class UserAttributesUpdate:
 
     toggle_control_panel: bool | None = None
 
-    theme: UserAttributesUpdateTheme | None | None = None
+    theme: UserAttributesUpdateTheme | None = None
 
     chat_sfx: bool | None = None
 
@@ -847,7 +856,7 @@ class UserAttributesUpdate:
             show_tips=None if fields["show_tips"] is None else _decode.boolean(fields["show_tips"], "UserAttributesUpdate.show_tips") if "show_tips" in fields else None,
             auto_login_kasm=None if fields["auto_login_kasm"] is None else _decode.boolean(fields["auto_login_kasm"], "UserAttributesUpdate.auto_login_kasm") if "auto_login_kasm" in fields else None,
             toggle_control_panel=None if fields["toggle_control_panel"] is None else _decode.boolean(fields["toggle_control_panel"], "UserAttributesUpdate.toggle_control_panel") if "toggle_control_panel" in fields else None,
-            theme=None if fields["theme"] is None else None if fields["theme"] is None else cast("UserAttributesUpdateTheme", _decode.text(fields["theme"], "UserAttributesUpdate.theme")) if "theme" in fields else None,
+            theme=None if fields["theme"] is None else cast("UserAttributesUpdateTheme", _decode.text(fields["theme"], "UserAttributesUpdate.theme")) if "theme" in fields else None,
             chat_sfx=None if fields["chat_sfx"] is None else _decode.boolean(fields["chat_sfx"], "UserAttributesUpdate.chat_sfx") if "chat_sfx" in fields else None,
             ssh_public_key=None if fields["ssh_public_key"] is None else _decode.text(fields["ssh_public_key"], "UserAttributesUpdate.ssh_public_key") if "ssh_public_key" in fields else None,
             preferred_language=None if fields["preferred_language"] is None else _decode.text(fields["preferred_language"], "UserAttributesUpdate.preferred_language") if "preferred_language" in fields else None,
