@@ -24,7 +24,7 @@ describe('the TypeScript SDK against the real service', () => {
 
   it('runs the whole lifecycle: validate, create, get, update, list, group add and remove, delete', async () => {
     const checked = await sdk.validateCredentials();
-    assert.equal(checked.data?.permissions.length, 8);
+    assert.equal(checked.data?.permissions.length, 11);
 
     const created = await sdk.createUser({ target_user: { username: 'Ada@Example.com', first_name: 'Ada', password: 'Correct-Horse-42' } });
     assert.ok(created.data, JSON.stringify(created.error));

@@ -35,7 +35,7 @@ describe('npm start', () => {
 
     const checked = await post(`${first.url}/api/public/validate_credentials`, key);
     assert.equal(checked.status, 200);
-    assert.equal(checked.body.permissions.length, 8);
+    assert.equal(checked.body.permissions.length, 11);
     const created = await post(`${first.url}/api/public/create_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(created.status, 200);
     const logLines = first

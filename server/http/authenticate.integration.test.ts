@@ -78,6 +78,12 @@ describe('credentials and permissions', () => {
           deleteUser: { target_user: { user_id: 'a'.repeat(32) } },
           addUserGroup: { target_user: { user_id: 'a'.repeat(32) }, target_group: { group_id: 'b'.repeat(32) } },
           removeUserGroup: { target_user: { user_id: 'a'.repeat(32) }, target_group: { group_id: 'b'.repeat(32) } },
+          getAttributes: { target_user: { user_id: 'a'.repeat(32) } },
+          updateUserAttributes: { target_user_attributes: { user_id: 'a'.repeat(32) } },
+          logoutUser: { target_user: { user_id: 'a'.repeat(32) } },
+          createGroup: { target_group: { name: 'Permission check' } },
+          updateGroup: { target_group: { group_id: 'b'.repeat(32) } },
+          deleteGroup: { target_group: { group_id: 'b'.repeat(32) } },
         };
         const answer = await service.request(operation.path, {
           method: 'POST',
