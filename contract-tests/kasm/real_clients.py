@@ -150,7 +150,7 @@ def main() -> None:
     )["group"]
     renamed = client.call(
         "update_group",
-        target_group={"group_id": group["group_id"], "name": f"CSP renamed {run}", "description": "Cloud", "priority": 1, "is_system": False},
+        target_group={"group_id": group["group_id"], "name": f"CSP renamed {run}", "description": "Cloud", "priority": 1},
     )
     expect(renamed["group"]["name"] == f"CSP renamed {run}", f"update_group: {renamed}")
     client.call("add_user_group", target_user={"user_id": terraform_user["user_id"]}, target_group={"group_id": group["group_id"]})

@@ -878,7 +878,7 @@ export interface components {
          */
         UserAttributesUpdate: {
             user_id: components["schemas"]["UserIdAccepted"];
-            default_image?: components["schemas"]["ImageIdAccepted"] | "";
+            default_image?: components["schemas"]["ImageIdAccepted"] | "" | null;
             show_tips?: boolean | null;
             auto_login_kasm?: boolean | null;
             toggle_control_panel?: boolean | null;

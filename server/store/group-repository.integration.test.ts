@@ -21,7 +21,13 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     const isolated = await openTestStore();
     try {
       assert.deepEqual(await isolated.store.groups.list(), [
-        { group_id: (await isolated.store.groups.list())[0]!.group_id, name: 'All Users', is_system: true },
+        {
+          group_id: (await isolated.store.groups.list())[0]!.group_id,
+          name: 'All Users',
+          description: '',
+          priority: 4096,
+          is_system: true,
+        },
       ]);
       await isolated.store.groups.create({ group_id: 'b'.repeat(32), name: 'Zebra' }, TEST_SETUP);
       await isolated.store.groups.create({ group_id: 'c'.repeat(32), name: 'Alpha' }, TEST_SETUP);

@@ -852,7 +852,7 @@ class UserAttributesUpdate:
         fields = _decode.json_object(data, "UserAttributesUpdate")
         return cls(
             user_id=_decode.text(_decode.required(fields, "user_id", "UserAttributesUpdate"), "UserAttributesUpdate.user_id"),
-            default_image=_decode.text(fields["default_image"], "UserAttributesUpdate.default_image") if "default_image" in fields else None,
+            default_image=None if fields["default_image"] is None else _decode.text(fields["default_image"], "UserAttributesUpdate.default_image") if "default_image" in fields else None,
             show_tips=None if fields["show_tips"] is None else _decode.boolean(fields["show_tips"], "UserAttributesUpdate.show_tips") if "show_tips" in fields else None,
             auto_login_kasm=None if fields["auto_login_kasm"] is None else _decode.boolean(fields["auto_login_kasm"], "UserAttributesUpdate.auto_login_kasm") if "auto_login_kasm" in fields else None,
             toggle_control_panel=None if fields["toggle_control_panel"] is None else _decode.boolean(fields["toggle_control_panel"], "UserAttributesUpdate.toggle_control_panel") if "toggle_control_panel" in fields else None,
