@@ -40,6 +40,10 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
     await inspectStore(store).execute(sql`drop table username_reports`);
     await inspectStore(store).execute(sql`drop table audit_events`);
+    await inspectStore(store).execute(sql`drop table user_attributes`);
+    await inspectStore(store).execute(sql`alter table users drop column sessions_valid_from`);
+    await inspectStore(store).execute(sql`alter table groups drop column description`);
+    await inspectStore(store).execute(sql`alter table groups drop column priority`);
     await inspectStore(store).execute(sql`delete from kysely_migration where name >= '0003'`);
     await store.close();
   });
