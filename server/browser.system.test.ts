@@ -161,7 +161,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
       if (isElsewhere(request.url())) blockedElsewhere.push(`${request.url()} ${request.failure()?.errorText}`);
     });
     await page.goto(`${service.baseUrl}/docs`);
-    const operation = page.locator('h2', { hasText: 'Update a user' });
+    const operation = page.getByRole('heading', { name: /operation\/updateUser Update a user$/ });
     await operation.waitFor({ timeout: 30_000 });
     await operation.scrollIntoViewIfNeeded();
     assert.ok(await page.getByText('/api/public/update_user').first().isVisible());
