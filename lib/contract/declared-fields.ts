@@ -11,6 +11,18 @@ import { type OpenApiDocument, resolveReference } from './document.js';
 
 type Schema = OpenApiDocument;
 
+/** Each object schema's declared properties, worked out once: every request passes through here. */
+const known = new WeakMap<Schema, Map<string, Schema[]>>();
+
+function propertiesOf(document: OpenApiDocument, schema: Schema): Map<string, Schema[]> {
+  let properties = known.get(schema);
+  if (!properties) {
+    properties = declaredProperties(document, schema);
+    known.set(schema, properties);
+  }
+  return properties;
+}
+
 /** The properties `schema` names, with each one's schema: of its own, and of each branch of an anyOf, oneOf or allOf. */
 function declaredProperties(
   document: OpenApiDocument,
@@ -40,7 +52,8 @@ export function declaredFields(document: OpenApiDocument, schema: Schema | undef
   const resolved = resolveReference<Schema>(document, schema);
   if (Array.isArray(value)) return value.map((item) => declaredFields(document, resolved?.items, item));
   if (!isPlainObject(value)) return value;
-  const properties = declaredProperties(document, resolved);
+  if (!resolved || typeof resolved !== 'object') return value;
+  const properties = propertiesOf(document, resolved);
   // A schema that names no property (a free-form object) keeps what it was given.
   if (properties.size === 0) return value;
   const kept: Record<string, unknown> = {};

@@ -1,9 +1,10 @@
 /** Groups and membership: getGroups, createGroup, updateGroup, deleteGroup, addUserGroup, removeUserGroup. */
 import { randomBytes } from 'node:crypto';
 import { ServiceError, groupNotFound, userNotFound } from '../service-errors.js';
-import { type GroupChanges, type MembershipChange, NameTakenError } from '../store/records.js';
+import type { GroupChanges, MembershipChange } from '../store/records.js';
 import type { Handlers, Services } from './types.js';
 import { canonicalId } from './ids.js';
+import { answeringTakenName } from './name-taken.js';
 
 function answer(change: MembershipChange): Record<string, never> {
   switch (change) {
@@ -29,14 +30,7 @@ function answer(change: MembershipChange): Record<string, never> {
 const groupNameTaken = () => new ServiceError(409, 'group_name_taken', 'Group name is already taken');
 const systemGroupKept = () => new ServiceError(409, 'system_group', 'A system group such as "All Users" cannot be renamed or deleted');
 
-async function namesAsTaken<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof NameTakenError) throw groupNameTaken();
-    throw error;
-  }
-}
+const namesAsTaken = <T>(write: () => Promise<T>) => answeringTakenName(write, groupNameTaken);
 
 export function groupHandlers({
   store,

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError, userNotFound, usernameTaken } from '../service-errors.js';
 import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
-import { NameTakenError, type UserChanges } from '../store/records.js';
+import type { UserChanges } from '../store/records.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
 import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 import { canonicalId } from './ids.js';
+import { answeringTakenName } from './name-taken.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 
@@ -33,14 +34,7 @@ function assertPasswordPolicy(password: string, username: string): void {
   }
 }
 
-async function renamingConflictsAsTaken<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof NameTakenError) throw usernameTaken();
-    throw error;
-  }
-}
+const renamingConflictsAsTaken = <T>(write: () => Promise<T>) => answeringTakenName(write, usernameTaken);
 
 export function userHandlers({
   store,
