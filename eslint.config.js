@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/', 'dist/', 'node_modules/', 'patches/', 'test-artifacts/', 'data/'] },
+  { ignores: ['generated/', '**/dist/', '**/node_modules/', 'patches/', 'test-artifacts/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +17,11 @@ export default tseslint.config(
     // Tests and the gate read JSON answers whose shape is exactly what they check.
     files: ['**/*.test.ts', 'gate/**', 'server/testing/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Plain JavaScript run by node before anything is built (scripts/build-in-development.mjs).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly' } },
   },
   {
     // Dredd loads its hook files with require().

@@ -30,25 +30,34 @@ export interface ClientFailure {
   code: 'network_error' | 'timeout' | 'not_configured';
 }
 
-export interface WorkspaceClientOptions extends Partial<Credentials> {
+/**
+ * How a client is set up. Each option may be left out or given as undefined
+ * (`baseUrl: process.env.WORKSPACE_URL` compiles under exactOptionalPropertyTypes):
+ * either way its default applies.
+ */
+export interface WorkspaceClientOptions {
+  /** The API key's id; default WORKSPACE_API_KEY. */
+  api_key?: string | undefined;
+  /** The API key's secret; default WORKSPACE_API_KEY_SECRET. */
+  api_key_secret?: string | undefined;
   /** The service's address; default WORKSPACE_URL, then http://127.0.0.1:8080. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** A fetch to use instead of the global one (tests, proxies, instrumentation). */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: ((request: Request) => Promise<Response>) | undefined;
   /** Give up on a request after this long; default 30 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Where the credentials travel: `body` (default), as `api_key` and `api_key_secret`
    * in the JSON body like Kasm's older API and its clients; `basic`, as HTTP Basic
    * (`Authorization: Basic …`) like Kasm's current Developer API; or `headers`, as
    * `api-key` and `api-key-secret` request headers. The service takes each.
    */
-  credentialsIn?: 'body' | 'basic' | 'headers';
+  credentialsIn?: 'body' | 'basic' | 'headers' | undefined;
 }
 
 export interface CallOptions {
   /** Abort this call early. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The operations that take credentials (in their body, or by HTTP Basic): the public API. */

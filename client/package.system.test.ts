@@ -1,17 +1,21 @@
 /**
- * The package as an integrator gets it: `npm pack`, installed into a scratch
- * project whose strict tsc compiles `import { updateUser } from
- * 'workspace-user-api/client'`, whose compiled code then calls the real
- * service, and whose installed `workspace-users` bin runs.
+ * The packages as their users get them, from `npm pack`:
+ *
+ * - an SDK consumer installs `workspace-user-api` alone into an empty project:
+ *   no server dependency and no native binary comes with it, a strict tsc
+ *   compiles `import { updateUser } from 'workspace-user-api/client'`, and the
+ *   compiled code calls the real service;
+ * - a terminal user installs `workspace-users` (with the SDK it depends on),
+ *   and its bin runs against the same service.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../lib/project-root.js';
+import { projectFile } from '../lib/project-root.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 
 const run = promisify(execFile);
@@ -29,44 +33,87 @@ const user: User = result.data.user;
 console.log(JSON.stringify({ first_name: user.first_name }));
 `;
 
-describe('npm pack', { timeout: 300_000 }, () => {
+/** What only the server needs: none of it may reach an SDK consumer. */
+const SERVER_ONLY = ['express', 'better-sqlite3', 'pg', 'kysely', '@node-rs/argon2', 'pino', 'commander', 'cli-table3'];
+
+interface Packed {
+  tarball: string;
+  files: string[];
+}
+
+async function pack(folder: string, destination: string): Promise<Packed> {
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], projectFile(folder));
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  return { tarball: join(destination, packed!.filename), files: packed!.files.map((file) => file.path) };
+}
+
+/** Every package folder under node_modules, scoped ones included. */
+async function installedPackages(project: string): Promise<string[]> {
+  const root = join(project, 'node_modules');
+  const names: string[] = [];
+  for (const entry of await readdir(root)) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) for (const scoped of await readdir(join(root, entry))) names.push(`${entry}/${scoped}`);
+    else names.push(entry);
+  }
+  return names;
+}
+
+async function filesUnder(directory: string): Promise<string[]> {
+  return (await readdir(directory, { recursive: true })).map(String);
+}
+
+describe('the packed packages', { timeout: 300_000 }, () => {
   let scratch: string;
-  let tarball: string;
+  let sdk: Packed;
+  let cli: Packed;
   let service: TestService;
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'workspace-pack-'));
     service = await startTestService();
-    const { stdout } = await npm(['pack', '--json', '--pack-destination', scratch], PROJECT_ROOT);
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    tarball = join(scratch, packed!.filename);
-    shipped = packed!.files.map((file) => file.path);
+    // scripts/run-tests.ts has built the packages: pack what was built.
+    sdk = await pack('client', scratch);
+    cli = await pack('cli', scratch);
   });
   after(async () => {
     await service.close();
     await rm(scratch, { recursive: true, force: true });
   });
-  let shipped: string[] = [];
 
-  it('ships the built client, its declarations and the CLI, and no tests', () => {
+  it('ship their build, declarations for the SDK, a README each, and no tests or sources', () => {
     for (const file of [
       'dist/client/index.js',
       'dist/client/index.d.ts',
-      'dist/client/cli/main.js',
       'dist/generated/workspace/types.d.ts',
+      'README.md',
       'package.json',
-    ]) {
-      assert.ok(shipped.includes(file), `${file} is not in the package`);
-    }
-    assert.deepEqual(
-      shipped.filter((file) => file.endsWith('.test.ts') || file.endsWith('.test.js')),
-      [],
-    );
+    ])
+      assert.ok(sdk.files.includes(file), `${file} is not in the SDK's package`);
+    for (const file of ['dist/cli/main.js', 'README.md', 'package.json'])
+      assert.ok(cli.files.includes(file), `${file} is not in the CLI's package`);
+    for (const files of [sdk.files, cli.files])
+      assert.deepEqual(
+        files.filter((file) => /\.test\.|\.ts$/.test(file) && !file.endsWith('.d.ts')),
+        [],
+      );
   });
 
-  it('installs into a project whose strict tsc compiles the import, and whose code calls the service', async () => {
-    await writeFile(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+  it('installs the SDK alone with no server dependency and no native binary; strict tsc compiles against it; its code calls the service', async () => {
+    const project = join(scratch, 'sdk-consumer');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
+    // The SDK alone first, as a consumer installs it; then the consumer's own compiler.
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdk.tarball], project);
+    const installed = await installedPackages(project);
+    assert.deepEqual(installed.sort(), ['openapi-fetch', 'openapi-typescript-helpers', 'workspace-user-api'], 'what the SDK brings');
+    for (const name of SERVER_ONLY) assert.ok(!installed.includes(name), `${name} came with the SDK`);
+    const native = (await filesUnder(join(project, 'node_modules'))).filter(
+      (file) => file.endsWith('.node') || file.endsWith('binding.gyp'),
+    );
+    assert.deepEqual(native, [], 'a native binary came with the SDK');
+
     await writeFile(
-      join(scratch, 'tsconfig.json'),
+      join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
           target: 'ES2023',
@@ -74,6 +121,8 @@ describe('npm pack', { timeout: 300_000 }, () => {
           moduleResolution: 'NodeNext',
           strict: true,
           noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
           outDir: 'out',
           types: ['node'],
           lib: ['ES2023', 'DOM'],
@@ -81,27 +130,39 @@ describe('npm pack', { timeout: 300_000 }, () => {
         include: ['main.ts'],
       }),
     );
-    await writeFile(join(scratch, 'main.ts'), CONSUMER);
-    // --ignore-scripts: the client needs none of the server's native modules; the npm cache keeps it quick.
-    await npm(
-      ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball, 'typescript@5.9', '@types/node@20'],
-      scratch,
-    );
-    await run(join(scratch, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: scratch });
+    await writeFile(join(project, 'main.ts'), CONSUMER);
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', 'typescript@5.9', '@types/node@22'], project);
+    await run(join(project, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: project });
 
     const env = { ...process.env, WORKSPACE_URL: service.baseUrl, KEY: service.admin.api_key, SECRET: service.admin.api_key_secret };
-    const { stdout } = await run(process.execPath, ['out/main.js'], { cwd: scratch, env });
+    const { stdout } = await run(process.execPath, ['out/main.js'], { cwd: project, env });
     assert.deepEqual(JSON.parse(stdout), { first_name: 'Packed' });
+  });
 
-    const cli = await run(join(scratch, 'node_modules/.bin/workspace-users'), ['get', 'packed@example.com', '--json'], {
-      cwd: scratch,
-      env: {
-        ...process.env,
-        WORKSPACE_URL: service.baseUrl,
-        WORKSPACE_API_KEY: service.admin.api_key,
-        WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
-      },
-    });
-    assert.equal(JSON.parse(cli.stdout).first_name, 'Packed');
+  it('installs the CLI with the SDK under it, and its bin runs against the service', async () => {
+    const project = join(scratch, 'cli-user');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'cli-user', private: true }));
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdk.tarball, cli.tarball], project);
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules/workspace-users/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    assert.equal(
+      manifest.dependencies['workspace-user-api'],
+      JSON.parse(await readFile(projectFile('client/package.json'), 'utf8')).version,
+    );
+    const workspaceUsers = (...args: string[]) =>
+      run(join(project, 'node_modules/.bin/workspace-users'), args, {
+        cwd: project,
+        env: {
+          ...process.env,
+          WORKSPACE_URL: service.baseUrl,
+          WORKSPACE_API_KEY: service.admin.api_key,
+          WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+        },
+      });
+    await workspaceUsers('create', '--username', 'packed-cli@example.com', '--first-name', 'Installed');
+    const got = await workspaceUsers('get', 'packed-cli@example.com', '--json');
+    assert.equal(JSON.parse(got.stdout).first_name, 'Installed');
   });
 });

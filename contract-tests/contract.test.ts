@@ -33,7 +33,6 @@ describe('the contract as the server reads it', () => {
       'deleteGroup',
       'deleteUser',
       'getApiReference',
-      'getApiReferenceScript',
       'getAttributes',
       'getAuditEvents',
       'getGroups',
@@ -43,7 +42,6 @@ describe('the contract as the server reads it', () => {
       'getUser',
       'getUsers',
       'headApiReference',
-      'headApiReferenceScript',
       'headHealth',
       'headOpenApiDocument',
       'headReadiness',
@@ -106,11 +104,9 @@ describe('the contract as the server reads it', () => {
       getReadiness: 'none',
       headReadiness: 'none',
       getApiReference: 'none',
-      getApiReferenceScript: 'none',
       getOpenApiDocument: 'none',
       headHealth: 'none',
       headApiReference: 'none',
-      headApiReferenceScript: 'none',
       headOpenApiDocument: 'none',
     });
   });

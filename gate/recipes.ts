@@ -95,7 +95,6 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   getHealth: async () => ({}),
   getReadiness: async () => ({}),
   getApiReference: async () => ({}),
-  getApiReferenceScript: async () => ({}),
   getOpenApiDocument: async () => ({}),
 };
 

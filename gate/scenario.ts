@@ -7,7 +7,7 @@
  * The same happy path runs against the Prism mock and the real service (mock
  * parity), and the whole scenario once through `prism proxy --errors`.
  */
-import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js';
+import { createWorkspaceClient, type WorkspaceClient } from 'workspace-user-api/client';
 import type { OperationId } from '../lib/contract/operations.js';
 import { CONTRACT_OPERATIONS, responseViolations } from './contract-schemas.js';
 import { type Fixtures, randomHex } from './fixtures.js';

@@ -62,8 +62,8 @@ interface Running {
  * The service and the sample server run as `npm start` runs them: compiled, by
  * node alone (`npm run bench` builds first). The bench's own servers run under tsx.
  */
-const SERVICE = 'dist/server/main.js';
-const SAMPLE = 'dist/server/sample/main.js';
+const SERVICE = 'server/dist/server/main.js';
+const SAMPLE = 'server/dist/server/sample/main.js';
 
 /** Starts a server script and waits for its first 200 on `probe`. */
 async function startServer(script: string, env: Record<string, string>, probe: (url: string) => Promise<Response>): Promise<Running> {

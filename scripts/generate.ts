@@ -7,6 +7,9 @@
  *
  *   npm run generate            write generated/
  *   npm run generate -- --check fail, listing the files, when generated/ is stale
+ *
+ * Besides generated/, it writes the contract's version into the packages'
+ * package.json files and package-lock.json.
  */
 import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
@@ -93,7 +96,43 @@ async function outputsFor(root: string, name: string): Promise<Map<string, strin
   ]);
   if (name === 'workspace') {
     for (const [file, content] of pythonSdk(document)) outputs.set(`generated/python/${file}`, content);
+    for (const [file, content] of await manifestsAt(root, (document.info as { version: string }).version)) outputs.set(file, content);
   }
+  return outputs;
+}
+
+/** The packages, whose version is the workspace contract's (docs/decisions.md #22). */
+const PACKAGE_FOLDERS = ['.', 'client', 'cli', 'server', 'gate'];
+
+type Manifest = Record<string, unknown> & { name: string; version: string };
+type Dependencies = Record<string, string> | undefined;
+
+/**
+ * One version for the API, the packages and the Python SDK, from one place:
+ * the workspace contract's `info.version`. It is written into each package's
+ * package.json, into the packages' own dependencies on the SDK, and into
+ * package-lock.json's copies of both, as npm would write them.
+ */
+async function manifestsAt(root: string, version: string): Promise<Map<string, string>> {
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  const read = async (file: string) => JSON.parse(await readFile(join(root, file), 'utf8')) as Manifest;
+  const manifests = new Map<string, Manifest>();
+  for (const folder of PACKAGE_FOLDERS) manifests.set(folder, await read(join(folder, 'package.json')));
+  const names = new Set([...manifests.values()].map((manifest) => manifest.name));
+  const stamp = (entry: { version?: string; dependencies?: Dependencies; devDependencies?: Dependencies }) => {
+    entry.version = version;
+    for (const dependencies of [entry.dependencies, entry.devDependencies])
+      for (const name of Object.keys(dependencies ?? {})) if (names.has(name)) dependencies![name] = version;
+  };
+  const outputs = new Map<string, string>();
+  for (const [folder, manifest] of manifests) {
+    stamp(manifest);
+    outputs.set(join(folder, 'package.json'), json(manifest));
+  }
+  const lock = (await read('package-lock.json')) as Manifest & { packages: Record<string, Manifest> };
+  lock.version = version;
+  for (const folder of PACKAGE_FOLDERS) stamp(lock.packages[folder === '.' ? '' : folder]!);
+  outputs.set('package-lock.json', json(lock));
   return outputs;
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createWorkspaceClient, type WorkspaceClient } from '../client/index.js';
+import { createWorkspaceClient, type WorkspaceClient } from 'workspace-user-api/client';
 import { freePort } from '../lib/testing/ports.js';
 import { type RunningMock, startPrism } from './mock.js';
 

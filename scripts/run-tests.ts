@@ -11,6 +11,9 @@
  *   <name>.system.test.ts        whole processes and outside tools (the gate, npm pack,
  *                                the bench, Chromium, python3)
  *
+ * Before the integration and system tiers, the packages are built once
+ * (`npm run build`).
+ *
  * Integration and system tests run on each store: SQLite, then a throwaway
  * PostgreSQL (scripts/with-postgres.ts). A file with `sqlite` or `postgres` in
  * its name or folder runs on that store only. The tests of the tooling in
@@ -30,7 +33,7 @@ export const TIERS = ['unit', 'integration', 'system'] as const;
 export type Tier = (typeof TIERS)[number];
 type StoreName = 'sqlite' | 'postgres';
 
-const TEST_FOLDERS = ['lib', 'server', 'client', 'gate', 'contract-tests', 'scripts'];
+const TEST_FOLDERS = ['lib', 'server', 'client', 'cli', 'gate', 'contract-tests', 'scripts'];
 
 export function tierOf(file: string): Tier {
   if (file.endsWith('.integration.test.ts')) return 'integration';
@@ -39,7 +42,7 @@ export function tierOf(file: string): Tier {
 }
 
 /** Folders whose tests do not depend on the store (the tooling, the sample server, the API's clients): run once. */
-const DATABASE_FREE = ['scripts', 'client', join('server', 'sample')];
+const DATABASE_FREE = ['scripts', 'client', 'cli', join('server', 'sample')];
 
 /** The stores a test file runs on: none for unit tests. */
 export function storesOf(file: string): StoreName[] {
@@ -90,6 +93,16 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec'];
+  if (tier !== 'unit') {
+    // Once per run, what npm start's prestart does: the tests that run the
+    // compiled service, admin or CLI, or read the built /docs page, see the
+    // sources as they are.
+    process.stdout.write(`\n== building, for the ${tier} tests\n`);
+    const npm = process.env.npm_execpath;
+    const buildArgs = ['run', 'build', '--silent'];
+    const built = await (npm ? run(process.execPath, [npm, ...buildArgs]) : run('npm', buildArgs));
+    if (built.status !== 0) process.exit(built.status);
+  }
   if (tier === 'unit') {
     const { status, totals } = await run(process.execPath, [...nodeTest, ...files]);
     recordTotals({ tier, store: null, ...totals });

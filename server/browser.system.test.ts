@@ -150,7 +150,8 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
 
   it('renders the API reference at /docs, showing the updateUser operation', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    // Redoc's footer asks for a logo from its CDN; the page's Content-Security-Policy must stop it.
+    // Redoc's footer asks for a logo from its CDN; the page's Content-Security-Policy must stop it,
+    // and let the page's own (inline) scripts run.
     const isElsewhere = (url: string) => !url.startsWith(service.baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:');
     const reachedElsewhere: string[] = [];
     const blockedElsewhere: string[] = [];
@@ -161,9 +162,11 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
       if (isElsewhere(request.url())) blockedElsewhere.push(`${request.url()} ${request.failure()?.errorText}`);
     });
     await page.goto(`${service.baseUrl}/docs`);
-    const operation = page.getByRole('heading', { name: /operation\/updateUser Update a user$/ });
+    // As a reader finds it: the Users section of the side menu, then the operation.
+    await page.getByText('Users', { exact: true }).first().click();
+    await page.getByText('Update a user', { exact: true }).first().click();
+    const operation = page.getByRole('heading', { name: /Update a user$/ });
     await operation.waitFor({ timeout: 30_000 });
-    await operation.scrollIntoViewIfNeeded();
     assert.ok(await page.getByText('/api/public/update_user').first().isVisible());
     await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
     assert.deepEqual(reachedElsewhere, [], 'the page loaded something from outside the service');

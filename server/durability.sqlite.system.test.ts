@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SqliteLibrary } from './store/sqlite/driver.js';
+import SqliteLibrary from 'better-sqlite3';
 import { verifyPassword } from './password/hashing.js';
 import { startServiceProcess } from './testing/process.js';
 

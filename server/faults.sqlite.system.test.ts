@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SqliteLibrary } from './store/sqlite/driver.js';
+import SqliteLibrary from 'better-sqlite3';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { type Answer, startTestService } from './testing/service.js';

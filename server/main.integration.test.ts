@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../lib/project-root.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
@@ -78,14 +75,13 @@ describe('npm start', () => {
   });
 
   it(`runs compiled, as npm start does, without tsx (${TEST_STORE})`, async (t) => {
-    // What npm start's prestart does: dist/ must hold the code under test, not an older build.
-    await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT });
+    // scripts/run-tests.ts builds before this tier, as npm start's prestart does.
     const database = await createTestDatabase();
     t.after(() => database.drop());
-    const service = await startServiceProcess({ DATABASE_URL: database.url }, 'dist/server/main.js');
+    const service = await startServiceProcess({ DATABASE_URL: database.url }, 'server/dist/server/main.js');
     const checked = await post(`${service.url}/api/public/validate_credentials`, service.printedKey());
     assert.equal(checked.status, 200);
-    // The contract is found from dist/ too: it is what the validator and /openapi.json serve.
+    // The contract is found from server/dist/ too: it is what the validator and /openapi.json serve.
     const contract = (await (await fetch(`${service.url}/openapi.json`)).json()) as { info: { title: string } };
     assert.match(contract.info.title, /workspace/i);
     const invalid = await post(`${service.url}/api/public/get_user`, { ...service.printedKey(), target_user: {} });

@@ -409,8 +409,10 @@ export interface paths {
         };
         /**
          * The API reference
-         * @description This contract rendered as a browsable reference page (Redoc). Everything it needs is
-         *     served by the service itself, so it works without internet access.
+         * @description This contract rendered as a browsable reference page (Redoc), built once with the
+         *     service: one self-contained page, the contract and the renderer inside it, that loads
+         *     nothing from elsewhere, so it works without internet access and reads without
+         *     JavaScript.
          */
         get: operations["getApiReference"];
         put?: never;
@@ -422,30 +424,6 @@ export interface paths {
          * @description What `GET /docs` answers, without the body.
          */
         head: operations["headApiReference"];
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/redoc.standalone.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The reference page's renderer
-         * @description The Redoc script that renders the reference page, served from the service's own dependencies.
-         */
-        get: operations["getApiReferenceScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        /**
-         * The reference page's renderer, headers only
-         * @description What `GET /docs/redoc.standalone.js` answers, without the body.
-         */
-        head: operations["headApiReferenceScript"];
         patch?: never;
         trace?: never;
     };
@@ -1955,52 +1933,6 @@ export interface operations {
         };
     };
     headApiReference: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The headers `GET` would send, without the body. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getApiReferenceScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The script. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
-            };
-            400: components["responses"]["UnknownQueryParameter"];
-        };
-    };
-    headApiReferenceScript: {
         parameters: {
             query?: never;
             header?: never;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { SqliteLibrary } from '../../server/store/sqlite/driver.js';
+import SqliteLibrary from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';

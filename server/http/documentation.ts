@@ -1,55 +1,75 @@
 /**
- * The API reference at /docs: Redoc's standalone script, served from this
- * package's own dependencies (no CDN, so it works offline), rendering the
- * contract that /openapi.json serves.
+ * The API reference at /docs: one page built with the service (`npm run
+ * build` renders the bundled contract with Redoc into
+ * server/dist/docs/index.html), the contract and the renderer inside it. No
+ * renderer is installed to serve it and nothing is rendered at run time.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { projectFile } from '../../lib/project-root.js';
 import type { PageHandlers } from '../handlers/types.js';
 
-const REDOC_SCRIPT = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+/** Where `npm run build` writes the page. */
+export const API_REFERENCE_PAGE = projectFile('server', 'dist', 'docs', 'index.html');
 
-const PAGE = `<!doctype html>
+interface BuiltPage {
+  html: string;
+  policy: string;
+}
+
+/**
+ * The page may run only its own inline scripts (allowed by their digests) and
+ * load nothing from elsewhere. Redoc injects its styles inline and runs its
+ * search in a blob: worker.
+ */
+function policyFor(html: string): string {
+  const digests = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map(
+    ([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`,
+  );
+  return [
+    "default-src 'none'",
+    `script-src ${digests.join(' ') || "'none'"}`,
+    "worker-src 'self' blob:",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** What /docs shows when the service runs from sources never built (`npm run dev` on a fresh clone). */
+const UNBUILT_PAGE = `<!doctype html>
 <html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Workspace User API reference</title>
-  <style>body { margin: 0; }</style>
-</head>
+<head><meta charset="utf-8"><title>Workspace User API reference</title></head>
 <body>
-  <redoc spec-url="/openapi.json" hide-download-button="false"></redoc>
-  <script src="/docs/redoc.standalone.js"></script>
+  <h1>Workspace User API reference</h1>
+  <p>The rendered reference is made by <code>npm run build</code>, which has not run in this checkout.
+  The contract itself is at <a href="/openapi.json">/openapi.json</a>.</p>
 </body>
 </html>
 `;
 
-/**
- * The page may load nothing from elsewhere: Redoc's footer would otherwise
- * fetch its logo from a CDN. Redoc injects its styles inline and runs its
- * search in a blob: worker.
- */
-const PAGE_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "worker-src 'self' blob:",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+let built: BuiltPage | undefined;
 
-/** The renderer changes only with the package, so browsers may keep it for a day. */
-const ASSET_CACHE = 'public, max-age=86400';
+/** The built page, read once it exists. */
+function referencePage(): BuiltPage {
+  if (built) return built;
+  let html: string;
+  try {
+    html = readFileSync(API_REFERENCE_PAGE, 'utf8');
+  } catch {
+    return { html: UNBUILT_PAGE, policy: policyFor(UNBUILT_PAGE) };
+  }
+  built = { html, policy: policyFor(html) };
+  return built;
+}
 
 export const documentationHandlers: PageHandlers = {
   getApiReference(_req, res) {
-    res.set('Content-Security-Policy', PAGE_POLICY).type('html').send(PAGE);
-  },
-  getApiReferenceScript(_req, res) {
-    res.set('Cache-Control', ASSET_CACHE).type('text/javascript').send(REDOC_SCRIPT);
+    const page = referencePage();
+    res.set('Content-Security-Policy', page.policy).type('html').send(page.html);
   },
 };

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { StoreCondition } from './faults.js';
 import { postgresFault } from './postgres/faults.js';
-import { SqliteError } from './sqlite/driver.js';
+import { SqliteError } from 'better-sqlite3';
 import { sqliteFault } from './sqlite/faults.js';
 
 const postgresError = (code: string) => Object.assign(new pg.DatabaseError('message', 0, 'error'), { code });

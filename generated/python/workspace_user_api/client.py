@@ -295,21 +295,14 @@ class WorkspaceClient(BaseClient):
     def get_api_reference(self) -> str:
         """The API reference.
 
-        This contract rendered as a browsable reference page (Redoc). Everything it needs is
-        served by the service itself, so it works without internet access.
+        This contract rendered as a browsable reference page (Redoc), built once with the
+        service: one self-contained page, the contract and the renderer inside it, that loads
+        nothing from elsewhere, so it works without internet access and reads without
+        JavaScript.
 
         ``GET /docs``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
         return self._call_text("GET", "/docs")
-
-    def get_api_reference_script(self) -> str:
-        """The reference page's renderer.
-
-        The Redoc script that renders the reference page, served from the service's own dependencies.
-
-        ``GET /docs/redoc.standalone.js``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
-        """
-        return self._call_text("GET", "/docs/redoc.standalone.js")
 
     def get_open_api_document(self) -> dict[str, Any]:
         """This contract.

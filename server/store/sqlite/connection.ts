@@ -5,8 +5,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteLibrary } from './driver.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
 import { type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
@@ -46,7 +45,7 @@ function createDirectory(directory: string): void {
 /** Waiting for a lock another process holds blocks the event loop (the driver is synchronous): kept short. */
 export function openSqliteConnection(path: string, lockTimeoutMs = DEFAULT_DATABASE_TIMEOUTS.lockMs): BetterSqlite3.Database {
   if (path !== ':memory:') createDirectory(dirname(path));
-  const connection = new SqliteLibrary(path);
+  const connection = new BetterSqlite3(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
   connection.pragma('foreign_keys = ON');

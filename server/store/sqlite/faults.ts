@@ -1,6 +1,6 @@
 /** Which of SQLite's errors are faults of the moment (../faults.ts), by their extended result codes. */
 import type { FaultClassifier } from '../faults.js';
-import { SqliteError } from './driver.js';
+import { SqliteError } from 'better-sqlite3';
 
 export const sqliteFault: FaultClassifier = (error) => {
   if (!(error instanceof SqliteError)) return undefined;

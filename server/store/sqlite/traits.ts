@@ -1,5 +1,5 @@
 /** What SQLite does its own way (database-traits.ts). */
-import { SqliteError } from './driver.js';
+import { SqliteError } from 'better-sqlite3';
 import type { DatabaseTraits } from '../database-traits.js';
 import { CommitGroup } from './commit-group.js';
 

@@ -3,17 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runScript } from '../../lib/testing/run-script.js';
-import { verifyPassword } from '../../server/password/hashing.js';
-import { startTestService, type TestService } from '../../server/testing/service.js';
-import { TEST_SETUP } from '../../server/store/records.js';
+import { runScript } from '../lib/testing/run-script.js';
+import { verifyPassword } from '../server/password/hashing.js';
+import { startTestService, type TestService } from '../server/testing/service.js';
+import { TEST_SETUP } from '../server/store/records.js';
 
 describe('the workspace-users CLI, end to end', () => {
   let service: TestService;
   let directory: string;
   const cli = (args: string[], input?: string) =>
     runScript(
-      'client/cli/main.ts',
+      'cli/main.ts',
       args,
       { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret },
       input,
@@ -134,7 +134,7 @@ describe('the workspace-users CLI, end to end', () => {
     assert.equal(noGroup.code, 1);
     assert.match(noGroup.stderr, /no group "Nonexistent"; the groups are: All Users, Engineering/);
 
-    const wrongKey = await runScript('client/cli/main.ts', ['auth'], {
+    const wrongKey = await runScript('cli/main.ts', ['auth'], {
       WORKSPACE_URL: service.baseUrl,
       WORKSPACE_API_KEY: 'nope',
       WORKSPACE_API_KEY_SECRET: 'nope',

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { parse } from 'csv-parse/sync';
-import type { WorkspaceClient } from '../index.js';
+import type { WorkspaceClient } from 'workspace-user-api/client';
 import { CliError, describe } from './output.js';
 
 const COLUMNS = ['username', 'first_name', 'last_name', 'phone', 'organization', 'password', 'locked', 'disabled'] as const;

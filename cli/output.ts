@@ -3,8 +3,8 @@
  * printed (JSON, tables, escaping what could act on a terminal) is
  * lib/terminal-output.ts, shared with `npm run admin`.
  */
-import { printTable, terminalSafe } from '../../lib/terminal-output.js';
-import type { ApiError, ClientFailure, User } from '../index.js';
+import { printTable, terminalSafe } from '../lib/terminal-output.js';
+import type { ApiError, ClientFailure, User } from 'workspace-user-api/client';
 
 export class CliError extends Error {}
 

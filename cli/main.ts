@@ -8,15 +8,36 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createWorkspaceClient, eachUser, type Group, type User, WorkspaceCallError, type WorkspaceClient } from '../index.js';
-import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
+import {
+  type components,
+  createWorkspaceClient,
+  eachUser,
+  type Group,
+  type User,
+  WorkspaceCallError,
+  type WorkspaceClient,
+} from 'workspace-user-api/client';
 import { importUsers } from './import-users.js';
-import { printAuditEvents, printJson, printTable, terminalSafe } from '../../lib/terminal-output.js';
+import { printAuditEvents, printJson, printTable, terminalSafe } from '../lib/terminal-output.js';
 import { CliError, dataOf, describe, printUser, printUsers } from './output.js';
 import { confirm, passwordFrom } from './prompts.js';
-import { isoTime } from '../../lib/cli-arguments.js';
+import { isoTime } from '../lib/cli-arguments.js';
 
 const USER_ID = /^[0-9a-f]{32}$/;
+
+type SortableField = NonNullable<components['schemas']['GetUsersRequest']['sort_by']>;
+
+/**
+ * The fields get_users sorts by. The CLI ships without the contract, so the
+ * list is written here; `satisfies` holds it to the contract's enum both ways
+ * (a field missing or extra fails the build).
+ */
+const SORTABLE_FIELDS = Object.keys({
+  username: true,
+  created: true,
+  first_name: true,
+  last_name: true,
+} satisfies Record<SortableField, true>) as SortableField[];
 
 function wholeNumberFrom(least: number): (value: string) => number {
   return (value) => {

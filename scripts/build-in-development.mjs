@@ -1,0 +1,44 @@
+// Runs before `npm start`, `npm run sample`, `npm run admin` and `npm run cli`,
+// which run the compiled code. In a development install (TypeScript is there),
+// it builds first, so that what runs is the sources as they are now: the
+// build is incremental, seconds when little changed. In a production install
+// (`npm ci && npm run build && npm prune --omit=dev`, docs/operations.md) the
+// build was made before pruning and nothing compiles: it only checks that the
+// build is there, and says how to make it when it is not.
+// Plain JavaScript, since a production install has no TypeScript runner.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUILT = ['server/dist/server/main.js', 'server/dist/docs/index.html', 'cli/dist/cli/main.js', 'client/dist/client/index.js'];
+
+function hasTypeScript() {
+  try {
+    createRequire(join(root, 'package.json')).resolve('typescript');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (hasTypeScript()) {
+  const npm = process.env.npm_execpath;
+  const build = npm
+    ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
+    : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  process.exit(build.status ?? 1);
+}
+
+const missing = BUILT.filter((file) => !existsSync(join(root, file)));
+if (missing.length > 0) {
+  process.stderr.write(
+    `workspace-user-api is not built (${missing.join(', ')} missing), and this install has no TypeScript to build it.\n` +
+      'Build before pruning the development dependencies:\n\n' +
+      '  npm ci && npm run build && npm prune --omit=dev\n\n' +
+      'See docs/operations.md, Deployment.\n',
+  );
+  process.exit(1);
+}
