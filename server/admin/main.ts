@@ -17,6 +17,7 @@ import { openStore } from '../store/open-store.js';
 import { type ApiKeyRecord, NameTakenError, ADMIN_CLI } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { isoTime } from '../../lib/cli-arguments.js';
+import { backupDatabase, migrateDatabase, restoreDatabase, schemaStatus, type SchemaStatus } from '../store/maintenance.js';
 
 class AdminError extends Error {}
 
@@ -64,7 +65,7 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
 }
 
 const program = new Command('admin')
-  .description('Manage the API keys and groups of the workspace user API.\nUses DATABASE_URL (default sqlite:data/workspace.db).')
+  .description('Manage the API keys, groups and database of the workspace user API.\nUses DATABASE_URL (default sqlite:data/workspace.db).')
   .showHelpAfterError()
   .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
@@ -196,6 +197,59 @@ program
     );
     if (options.json) return printJson(events);
     printAuditEvents(events);
+  });
+
+const databaseUrl = () => process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+
+function printStatus(status: SchemaStatus): void {
+  const schema = status.applied.at(-1) ?? 'none (an empty database)';
+  process.stdout.write(`database:   ${terminalSafe(status.database)}\n`);
+  process.stdout.write(`schema:     ${schema}\n`);
+  process.stdout.write(`pending:    ${status.pending.join(', ') || 'none'}\n`);
+  if (status.unknown.length > 0) process.stdout.write(`unknown:    ${status.unknown.join(', ')} (made by a newer version)\n`);
+  const counts = Object.entries(status.counts).map(([table, count]) => `${table} ${count}`);
+  process.stdout.write(`rows:       ${counts.join(', ') || 'none'}\n`);
+}
+
+program
+  .command('status')
+  .description('show the schema version, the pending migrations and the rows per table, changing nothing')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const status = await schemaStatus(databaseUrl());
+    if (options.json) return printJson(status);
+    printStatus(status);
+  });
+
+program
+  .command('migrate')
+  .description('apply the pending migrations and exit (for deploy pipelines; the service also migrates when it starts)')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const { applied, status } = await migrateDatabase(databaseUrl());
+    if (options.json) return printJson({ ...status, newly_applied: applied });
+    process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'nothing to apply: the schema is current\n');
+    printStatus(status);
+  });
+
+program
+  .command('backup')
+  .description('write a consistent copy of the SQLite database to FILE, while the service keeps serving (for PostgreSQL, says what to run)')
+  .argument('<file>', 'a new file for the backup')
+  .action(async (file: string) => {
+    const { status } = await backupDatabase(databaseUrl(), file);
+    process.stdout.write(`backed up to ${terminalSafe(file)}\n`);
+    printStatus(status);
+  });
+
+program
+  .command('restore')
+  .description('replace the SQLite database with a backup made by `backup`, then migrate it; stop the service first')
+  .argument('<file>', 'the backup')
+  .action(async (file: string) => {
+    const { status } = await restoreDatabase(file, databaseUrl());
+    process.stdout.write(`restored ${terminalSafe(file)}\n`);
+    printStatus(status);
   });
 
 program.parseAsync().catch((error: unknown) => {

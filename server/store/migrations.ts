@@ -19,7 +19,7 @@ export const ALL_USERS_GROUP = 'All Users';
 /** A group's priority when none is given: the lowest precedence (the contract's GroupPriority). */
 export const DEFAULT_GROUP_PRIORITY = 4096;
 
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': {
     async up(db: AnyDatabase) {
       await db.schema

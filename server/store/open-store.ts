@@ -101,7 +101,19 @@ async function migrated(store: Store, name: string, migrate: () => Promise<void>
   return store;
 }
 
-async function openPostgresStore(url: string, options: StoreOptions): Promise<Store> {
+/** A database opened but not yet migrated: what the store is built over, and what the operator commands inspect. */
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  traits: DatabaseTraits;
+  condition: StoreCondition;
+  /** Where it is, for messages: the file, or the URL without its password. */
+  name: string;
+  /** Applies the migrations it lacks (on PostgreSQL, under an advisory lock, so that instances starting together take turns). */
+  migrate(): Promise<void>;
+  stats: Store['stats'];
+}
+
+async function openPostgresDatabase(url: string, options: StoreOptions): Promise<OpenedDatabase> {
   // Loaded only when asked for: pg would add a twentieth to every SQLite start.
   const [{ migratePostgres, openPostgres }, { postgresTraits }] = await Promise.all([
     import('./postgres/connection.js'),
@@ -109,12 +121,19 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<St
   ]);
   const condition = new StoreCondition();
   const { db, pool } = openPostgres(url, timeoutsOf(options), condition);
-  const stats = () => ({ pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-  return migrated(storeOver(db, postgresTraits, condition, options, stats), redactUrl(url), () => migratePostgres(url));
+  return {
+    db,
+    traits: postgresTraits,
+    condition,
+    name: redactUrl(url),
+    migrate: () => migratePostgres(url),
+    stats: () => ({ pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } }),
+  };
 }
 
-export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
-  if (isPostgresUrl(databaseUrl)) return openPostgresStore(databaseUrl, options);
+/** The path DATABASE_URL names for SQLite (`sqlite:<path>`), resolved; undefined for PostgreSQL. */
+export function sqlitePathOf(databaseUrl: string): string | undefined {
+  if (isPostgresUrl(databaseUrl)) return undefined;
   if (!databaseUrl.startsWith('sqlite:')) {
     throw new StoreOpenError(
       `DATABASE_URL must be sqlite:<path> (for example sqlite:data/workspace.db) or postgres://…, not "${redactUrl(databaseUrl)}"`,
@@ -122,9 +141,21 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
   }
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StoreOpenError('DATABASE_URL sqlite: needs a file path, such as sqlite:data/workspace.db');
-  const file = path === ':memory:' ? path : resolve(path);
+  return path === ':memory:' ? path : resolve(path);
+}
+
+/** Opens the database DATABASE_URL names, without migrating it. */
+export async function openDatabase(databaseUrl: string, options: StoreOptions = {}): Promise<OpenedDatabase> {
+  const file = sqlitePathOf(databaseUrl);
+  if (file === undefined) return openPostgresDatabase(databaseUrl, options);
   const condition = new StoreCondition();
   const db = openSqlite(file, timeoutsOf(options), condition);
+  return { db, traits: sqliteTraits, condition, name: `sqlite:${file}`, migrate: () => migrateToLatest(db), stats: () => ({}) };
+}
+
+/** The store over DATABASE_URL's database, migrated to this version's schema. */
+export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
+  const opened = await openDatabase(databaseUrl, options);
   // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-  return migrated(storeOver(db, sqliteTraits, condition, options), `sqlite:${file}`, () => migrateToLatest(db));
+  return migrated(storeOver(opened.db, opened.traits, opened.condition, options, opened.stats), opened.name, opened.migrate);
 }

@@ -1,0 +1,135 @@
+/**
+ * `admin backup` of a live SQLite database while the service takes writes,
+ * and `admin restore` of it into a fresh database: every user whose creation
+ * was acknowledged before the backup began comes back, row for row, and
+ * nothing comes back that the service never stored. Restore refuses what is
+ * not a backup, and leaves the database as it was.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { runScript } from '../../lib/testing/run-script.js';
+import { startTestService, type TestService } from '../testing/service.js';
+
+const ADMIN = 'server/dist/server/admin/main.js'; // scripts/run-tests.ts builds before this tier
+
+type Row = Record<string, unknown>;
+
+function usersIn(file: string): Map<string, Row> {
+  const database = new BetterSqlite3(file, { readonly: true });
+  try {
+    return new Map((database.prepare('select * from users').all() as Row[]).map((row) => [row.user_id as string, row]));
+  } finally {
+    database.close();
+  }
+}
+
+describe('admin backup and restore (SQLite)', () => {
+  let directory: string;
+  let service: TestService;
+  const live = () => join(directory, 'live.db');
+  const admin = (databaseFile: string, ...args: string[]) => runScript(ADMIN, args, { DATABASE_URL: `sqlite:${databaseFile}` });
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'workspace-backup-'));
+    service = await startTestService({ databaseUrl: `sqlite:${live()}` });
+  });
+  after(async () => {
+    await service.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('copies a database that is taking writes, consistently, and restores it into a fresh one', async () => {
+    // A reader holds a snapshot from before the load, as a long report would: no checkpoint
+    // can then move the load's writes into the database file, and they stay in the WAL,
+    // where a copy of the file alone would miss them.
+    const report = new BetterSqlite3(live(), { readonly: true });
+    report.prepare('begin').run();
+    report.prepare('select count(*) from users').get();
+
+    const acknowledged: string[] = [];
+    let writing = true;
+    const writer = async (lane: number) => {
+      for (let n = 0; writing; n++) {
+        const answer = await service.callAsAdmin('create_user', { target_user: { username: `load-${lane}-${n}@example.com` } });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        acknowledged.push(answer.body.user.user_id);
+      }
+    };
+    const load = Promise.all([0, 1, 2, 3].map(writer));
+    while (acknowledged.length < 40) await new Promise((resolve) => setImmediate(resolve));
+
+    const beforeBackup = [...acknowledged];
+    const backup = await admin(live(), 'backup', join(directory, 'backup.db'));
+    const duringBackup = acknowledged.length - beforeBackup.length;
+    writing = false;
+    await load;
+    report.prepare('commit').run();
+    report.close();
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /backed up to .*backup\.db/);
+
+    const restore = await admin(join(directory, 'restored.db'), 'restore', join(directory, 'backup.db'));
+    assert.equal(restore.code, 0, restore.stderr);
+    const restored = usersIn(join(directory, 'restored.db'));
+    const stored = usersIn(live());
+    for (const id of beforeBackup) assert.deepEqual(restored.get(id), stored.get(id), `user ${id}, acknowledged before the backup`);
+    for (const [id, row] of restored) assert.deepEqual(row, stored.get(id), `user ${id} is in the backup as the service stored it`);
+    assert.ok(stored.size > restored.size || duringBackup === 0, 'writes went on after the backup began');
+
+    // The restored database is one the service opens and serves.
+    const served = await startTestService({ databaseUrl: `sqlite:${join(directory, 'restored.db')}` });
+    try {
+      const found = await served.callAsAdmin('get_user', { target_user: { user_id: beforeBackup[0] } });
+      assert.equal(found.status, 200);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('never writes a backup over an existing file', async () => {
+    const run = await admin(live(), 'backup', join(directory, 'backup.db'));
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /exists: a backup never overwrites a file/);
+  });
+
+  it('refuses to restore what is not a backup, and leaves the database as it was', async () => {
+    const target = join(directory, 'kept.db');
+    assert.equal((await admin(target, 'restore', join(directory, 'backup.db'))).code, 0);
+    const before = usersIn(target);
+
+    await writeFile(join(directory, 'notes.txt'), 'not a database at all, but long enough to look like a file\n'.repeat(100));
+    const foreign = new BetterSqlite3(join(directory, 'foreign.db'));
+    foreign.exec('create table songs (title text)');
+    foreign.close();
+    const newer = join(directory, 'newer.db');
+    assert.equal((await admin(live(), 'backup', newer)).code, 0);
+    const future = new BetterSqlite3(newer);
+    future.prepare("insert into kysely_migration (name, timestamp) values ('9999_from_the_future', '2030-01-01')").run();
+    future.close();
+
+    for (const [file, reason] of [
+      ['notes.txt', /file is not a database/],
+      ['foreign.db', /not a workspace-user-api database/],
+      ['newer.db', /a newer version made it/],
+      ['missing.db', /there is no file/],
+    ] as const) {
+      const run = await admin(target, 'restore', join(directory, file));
+      assert.equal(run.code, 1, file);
+      assert.match(run.stderr, reason, file);
+      assert.deepEqual(usersIn(target), before, `${file}: the database is as it was`);
+    }
+  });
+
+  it('says what to run on PostgreSQL', async () => {
+    const run = await runScript(ADMIN, ['backup', join(directory, 'pg.dump')], {
+      DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/workspace',
+    });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /pg_dump --format=custom/);
+    assert.doesNotMatch(run.stderr, /secret/);
+  });
+});

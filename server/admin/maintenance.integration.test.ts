@@ -1,0 +1,85 @@
+/**
+ * `admin status` and `admin migrate` on a database an older version made, as
+ * a deploy pipeline runs them: run as the compiled command, on each store.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Migrator, sql } from 'kysely';
+import { runScript } from '../../lib/testing/run-script.js';
+import { MIGRATION_NAMES, MIGRATIONS } from '../store/migrations.js';
+import { openDatabase } from '../store/open-store.js';
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
+
+const ADMIN = 'server/dist/server/admin/main.js'; // scripts/run-tests.ts builds before this tier
+const OLDER = MIGRATION_NAMES.slice(0, -1);
+
+describe(`admin status and admin migrate on an older database (${TEST_STORE})`, () => {
+  let database: TestDatabase;
+  const admin = (...args: string[]) => runScript(ADMIN, args, { DATABASE_URL: database.url });
+
+  before(async () => {
+    database = await createTestDatabase();
+    // The database as the previous version left it: its migrations only, and a user.
+    const opened = await openDatabase(database.url);
+    try {
+      const migrations = Object.fromEntries(OLDER.map((name) => [name, MIGRATIONS[name]!]));
+      const { error } = await new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
+      assert.equal(error, undefined);
+      const no = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
+      await sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+        values (${'a'.repeat(32)}, 'kept@example.com', 'Kept', '', '', '', ${no}, ${no}, ${new Date().toISOString()})`.execute(opened.db);
+    } finally {
+      await opened.db.destroy();
+    }
+  });
+  after(() => database.drop());
+
+  it('status names the schema, the pending migration and the rows, and changes nothing', async () => {
+    for (let twice = 0; twice < 2; twice++) {
+      const run = await admin('status', '--json');
+      assert.equal(run.code, 0, run.stderr);
+      const status = JSON.parse(run.stdout);
+      assert.deepEqual(status.applied, OLDER);
+      assert.deepEqual(status.pending, [MIGRATION_NAMES.at(-1)]);
+      assert.deepEqual(status.unknown, []);
+      assert.equal(status.counts.users, 1);
+    }
+    const table = await admin('status');
+    assert.match(table.stdout, new RegExp(`schema: +${OLDER.at(-1)}\\n`));
+    assert.match(table.stdout, new RegExp(`pending: +${MIGRATION_NAMES.at(-1)}\\n`));
+  });
+
+  it('migrate applies what is pending, keeps the data, and then has nothing to do', async () => {
+    const run = await admin('migrate', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const migrated = JSON.parse(run.stdout);
+    assert.deepEqual(migrated.newly_applied, [MIGRATION_NAMES.at(-1)]);
+    assert.deepEqual(migrated.applied, MIGRATION_NAMES);
+    assert.deepEqual(migrated.pending, []);
+    assert.equal(migrated.counts.users, 1);
+
+    const again = await admin('migrate');
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to apply: the schema is current/);
+    const status = JSON.parse((await admin('status', '--json')).stdout);
+    assert.deepEqual(status.pending, []);
+    assert.equal(status.counts.users, 1);
+  });
+
+  it('status refuses a database a newer version made, and migrate will not touch it', async () => {
+    const opened = await openDatabase(database.url);
+    try {
+      await sql`insert into kysely_migration (name, timestamp) values ('9999_from_the_future', ${new Date().toISOString()})`.execute(
+        opened.db,
+      );
+      const status = JSON.parse((await admin('status', '--json')).stdout);
+      assert.deepEqual(status.unknown, ['9999_from_the_future']);
+      const run = await admin('migrate');
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /migrations this version does not know \(9999_from_the_future\): a newer version made it/);
+    } finally {
+      await sql`delete from kysely_migration where name = '9999_from_the_future'`.execute(opened.db);
+      await opened.db.destroy();
+    }
+  });
+});
