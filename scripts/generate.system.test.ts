@@ -11,7 +11,8 @@ describe('npm run generate', () => {
   let copy: string;
   before(async () => {
     copy = await mkdtemp(join(tmpdir(), 'workspace-generate-'));
-    for (const entry of ['openapi', 'generated', 'redocly.yaml']) {
+    const manifests = ['.', 'client', 'cli', 'server', 'gate'].map((folder) => join(folder, 'package.json'));
+    for (const entry of ['openapi', 'generated', 'redocly.yaml', 'package-lock.json', ...manifests]) {
       await cp(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
     }
   });
@@ -19,6 +20,34 @@ describe('npm run generate', () => {
 
   it('finds the committed generated/ up to date', async () => {
     assert.deepEqual(await generate(PROJECT_ROOT, { write: false }), []);
+  });
+
+  it("writes the contract's version into every package.json and the lock, and nothing else of them", async () => {
+    const contract = join(copy, 'openapi/workspace/openapi.yaml');
+    const original = await readFile(contract, 'utf8');
+    const version = /^ {2}version: (\S+)$/m.exec(original)![1]!;
+    await writeFile(contract, original.replace(`  version: ${version}`, '  version: 7.1.0'));
+    try {
+      const written = await generate(copy, { write: true });
+      for (const folder of ['.', 'client', 'cli', 'server', 'gate']) {
+        const file = join(folder, 'package.json');
+        assert.ok(written.includes(file), `${file} is not rewritten`);
+        const manifest = JSON.parse(await readFile(join(copy, file), 'utf8'));
+        assert.equal(manifest.version, '7.1.0', file);
+        const before = JSON.parse(await readFile(join(PROJECT_ROOT, file), 'utf8'));
+        assert.deepEqual(
+          { ...manifest, version: before.version },
+          JSON.parse(JSON.stringify(before).replaceAll(`"workspace-user-api":"${version}"`, '"workspace-user-api":"7.1.0"')),
+        );
+      }
+      const lock = JSON.parse(await readFile(join(copy, 'package-lock.json'), 'utf8'));
+      assert.equal(lock.packages.cli.dependencies['workspace-user-api'], '7.1.0');
+      assert.equal(lock.packages.client.version, '7.1.0');
+      assert.match(await readFile(join(copy, 'generated/python/pyproject.toml'), 'utf8'), /^version = "7\.1\.0"$/m);
+    } finally {
+      await writeFile(contract, original);
+      await generate(copy, { write: true });
+    }
   });
 
   it('reports every output as stale when the contract changes, and --check writes nothing', async () => {

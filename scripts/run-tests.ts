@@ -27,7 +27,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PROJECT_ROOT } from '../lib/project-root.js';
-import { parseSummaryLine, recordTotals, type TestTotals } from './test-totals.js';
+import { parseSkipLine, parseSummaryLine, recordTotals, type TestTotals } from './test-totals.js';
 
 export const TIERS = ['unit', 'integration', 'system'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -68,10 +68,12 @@ export function testFiles(): string[] {
  */
 async function run(command: string, args: string[]): Promise<{ status: number; totals: TestTotals }> {
   const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
-  const totals: TestTotals = {};
+  const totals: TestTotals = { skipped_names: [] };
   for await (const line of createInterface({ input: child.stdout })) {
     process.stdout.write(`${line}\n`);
     Object.assign(totals, parseSummaryLine(line));
+    const skipped = parseSkipLine(line);
+    if (skipped) totals.skipped_names!.push(skipped);
   }
   const status: number | null = child.exitCode ?? (await new Promise((resolve) => child.once('exit', resolve)));
   return { status: status ?? 1, totals };

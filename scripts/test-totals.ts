@@ -23,6 +23,11 @@ export interface TestTotals {
   todo?: number;
   cancelled?: number;
   duration_ms?: number;
+  /**
+   * What was skipped, by name and reason: each skipped test, and each skipped
+   * suite, whose tests the runner's own `skipped` count leaves out.
+   */
+  skipped_names?: string[];
 }
 
 export interface TotalsRecord extends TestTotals {
@@ -37,6 +42,18 @@ export function totalsDirectory(): string {
 }
 
 const SUMMARY_LINE = /^ℹ (tests|pass|fail|skipped|todo|cancelled|duration_ms) (\d+(?:\.\d+)?)$/;
+
+const SKIP_LINE = /^\s*﹣ (.+?) \(\d+(?:\.\d+)?ms\)(?: # (.*))?$/;
+
+/** A test or suite the spec reporter marks skipped (`﹣ in a real browser (0.5ms) # no Chromium`), as `name (reason)`. */
+export function parseSkipLine(line: string): string | undefined {
+  const match = SKIP_LINE.exec(stripVTControlCharacters(line));
+  if (!match) return undefined;
+  return match[2] ? `${match[1]} (${match[2]})` : match[1];
+}
+
+/** How many were skipped: the names, when recorded (a skipped suite is one), else the runner's count. */
+const skippedIn = (record: TestTotals) => record.skipped_names?.length ?? record.skipped ?? 0;
 
 /** One line of the spec reporter's closing summary (`ℹ pass 43`) as a count; {} for any other line. */
 export function parseSummaryLine(line: string): TestTotals {
@@ -75,7 +92,8 @@ function byVersion(a: string, b: string): number {
 /** The table, one line per run, a subtotal per Node version, and the grand total last. */
 export function formatTotals(records: TotalsRecord[]): string {
   const lines: string[] = [];
-  const sum = (list: TotalsRecord[], key: 'pass' | 'fail' | 'skipped') => list.reduce((total, record) => total + (record[key] ?? 0), 0);
+  const sum = (list: TotalsRecord[], key: 'pass' | 'fail' | 'skipped') =>
+    list.reduce((total, record) => total + (key === 'skipped' ? skippedIn(record) : (record[key] ?? 0)), 0);
   for (const node of [...new Set(records.map((record) => record.node))].sort(byVersion)) {
     const runs = records
       .filter((record) => record.node === node)
@@ -86,10 +104,16 @@ export function formatTotals(records: TotalsRecord[]): string {
     for (const run of runs) {
       const name = run.store ? `${run.tier} on ${STORE_NAMES[run.store]}` : run.tier;
       const seconds = run.duration_ms === undefined ? '' : `, ${Math.round(run.duration_ms / 1000)} s`;
-      lines.push(`  ${name.padEnd(27)} ${run.pass ?? 0} passed, ${run.fail ?? 0} failed, ${run.skipped ?? 0} skipped${seconds}`);
+      lines.push(`  ${name.padEnd(27)} ${run.pass ?? 0} passed, ${run.fail ?? 0} failed, ${skippedIn(run)} skipped${seconds}`);
     }
   }
-  lines.push(`tests: ${sum(records, 'pass')} passed, ${sum(records, 'fail')} failed, ${sum(records, 'skipped')} skipped`);
+  const skipped = records.flatMap((record) =>
+    (record.skipped_names ?? []).map(
+      (name) => `${name}, ${record.tier}${record.store ? ` on ${STORE_NAMES[record.store]}` : ''}, Node ${record.node}`,
+    ),
+  );
+  const which = skipped.length > 0 ? `: ${skipped.join('; ')}` : '';
+  lines.push(`tests: ${sum(records, 'pass')} passed, ${sum(records, 'fail')} failed, ${sum(records, 'skipped')} skipped${which}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -28,7 +28,7 @@ export class AuditWriter {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
   readonly #insert: (...values: string[]) => CompiledQuery<unknown>;
 
-  /** `enabled: false` only for the benchmark that measures what the trail costs (scripts/bench/unaudited-server.ts). */
+  /** `enabled: false` only for the benchmark that measures what the trail costs (scripts/bench/variant-server.ts, BENCH_VARIANT=no-audit). */
   constructor(
     db: Kysely<Database>,
     private readonly enabled = true,
