@@ -1,6 +1,8 @@
 /**
  * The gate checks a deployment with nothing of the server in it: a bug in a
- * server module the gate shared would be a bug the gate could not see. Every
+ * server module the gate shared would be a bug the gate could not see. It is a
+ * client of the deployment and of the packages' commands: nothing of scripts/
+ * (the development tools), and no TypeScript source run under tsx. Every
  * module `npm run contract -- --base-url` loads is reached by static imports
  * from gate/main.ts (its own service is loaded by a dynamic import, and only
  * without --base-url), so that graph must not reach server/.
@@ -86,12 +88,19 @@ describe('the gate against a deployment', () => {
     }
   });
 
-  it('imports nothing from server/, not even a type', () => {
-    const fromServer = [...graph.entries()].filter(([file]) => relative(PROJECT_ROOT, file).startsWith('server/'));
+  it('imports nothing from server/, not even a type, and nothing from the development scripts', () => {
+    const forbidden = [...graph.entries()].filter(([file]) => /^(server|scripts)\//.test(relative(PROJECT_ROOT, file)));
     assert.deepEqual(
-      fromServer.map(([, chain]) => shown(chain)),
+      forbidden.map(([, chain]) => shown(chain)),
       [],
     );
+  });
+
+  it('runs the admin command compiled, never a source under tsx', () => {
+    const spawned = [...graph.keys()].flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/['"`]([\w/.-]+\.ts)['"`]/g)].map((match) => `${relative(PROJECT_ROOT, file)}: ${match[1]}`),
+    );
+    assert.deepEqual(spawned, []);
   });
 
   it('reaches its own service only by a dynamic import, in gate/main.ts alone', () => {

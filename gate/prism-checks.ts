@@ -7,7 +7,7 @@
  */
 
 import { freePort } from '../lib/testing/ports.js';
-import { startPrism } from '../scripts/mock.js';
+import { startPrism } from '../lib/prism.js';
 import { Fixtures, NotAvailable } from './fixtures.js';
 import type { CheckResult } from './report.js';
 import { type Exchange, errorPaths, exchangeViolations, happyPath } from './scenario.js';

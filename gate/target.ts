@@ -66,10 +66,14 @@ export interface DeploymentOptions {
   databaseUrl?: string;
 }
 
+/** The operators' admin command, compiled by `npm run build` (the server's package). */
+const ADMIN_COMMAND = 'server/dist/server/admin/main.js';
+
 /** The admin CLI, run against the deployment's database. */
 function adminCliProvisioner(databaseUrl: string): Provisioner {
   const admin = async (...args: string[]) => {
-    const run = await runScript('server/admin/main.ts', args, { DATABASE_URL: databaseUrl });
+    // The compiled admin, as `npm run admin` runs it (npm run contract builds first).
+    const run = await runScript(ADMIN_COMMAND, args, { DATABASE_URL: databaseUrl });
     if (run.code !== 0) throw new Error(`npm run admin -- ${args[0]} failed: ${run.stderr.trim()}`);
     return JSON.parse(run.stdout);
   };

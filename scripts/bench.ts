@@ -31,7 +31,7 @@ import Table from 'cli-table3';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
 import { seedAuditEvents, seedUsers } from './bench/seed.js';
-import { startPrism } from './mock.js';
+import { startPrism } from '../lib/prism.js';
 
 const quick = process.argv.includes('--quick');
 const outIndex = process.argv.indexOf('--out');

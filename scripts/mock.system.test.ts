@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createWorkspaceClient, type WorkspaceClient } from 'workspace-user-api/client';
 import { freePort } from '../lib/testing/ports.js';
-import { type RunningMock, startPrism } from './mock.js';
+import { type RunningMock, startPrism } from '../lib/prism.js';
 
 describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
   let mock: RunningMock;

@@ -8,65 +8,9 @@
  *   MOCK_PORT         the workspace API, default 4010
  *   MOCK_SAMPLE_PORT  the sample data server, default 4011
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { contractPath } from '../lib/contract/document.js';
-import { PROJECT_ROOT } from '../lib/project-root.js';
-
-const PRISM = join(PROJECT_ROOT, 'node_modules/.bin/prism');
-
-export interface RunningMock {
-  url: string;
-  process: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/**
- * Starts Prism on one contract and resolves once it listens: `prism mock`, or,
- * given an upstream URL, `prism proxy --errors`, which forwards to the real
- * service and reports every request or answer that breaks the contract.
- */
-export async function startPrism(
-  contract: 'workspace' | 'sample',
-  port: number,
-  host = '127.0.0.1',
-  output: 'pipe' | 'inherit' = 'pipe',
-  upstream?: string,
-): Promise<RunningMock> {
-  const document = contractPath(contract, 'yaml');
-  const mode = upstream ? ['proxy', document, upstream, '--errors'] : ['mock', document];
-  const child = spawn(PRISM, [...mode, '--port', String(port), '--host', host], {
-    stdio: ['ignore', 'pipe', output === 'inherit' ? 'inherit' : 'pipe'],
-  });
-  const url = `http://${host}:${port}`;
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start on ${url}:\n${log}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (output === 'inherit') process.stdout.write(chunk);
-      log += chunk;
-      if (log.includes('Prism is listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Prism exited with ${code} before listening on ${url}:\n${log}`));
-    });
-  });
-  return {
-    url,
-    process: child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
+import { startPrism } from '../lib/prism.js';
 
 function port(name: string, fallback: number): number {
   const value = Number(process.env[name] || fallback);
