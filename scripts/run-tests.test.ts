@@ -10,7 +10,12 @@ describe('test tiers, by file name', () => {
     assert.equal(tierOf('server/config.test.ts'), 'unit');
     assert.deepEqual(storesOf('server/config.test.ts'), []);
     assert.deepEqual(storesOf('server/handlers/users.integration.test.ts'), ['sqlite', 'postgres']);
-    assert.deepEqual(storesOf('gate/gate.system.test.ts'), ['sqlite', 'postgres']);
+    assert.deepEqual(storesOf('server/store/user-repository.integration.test.ts'), ['sqlite', 'postgres']);
+    assert.deepEqual(storesOf('server/main.integration.test.ts'), ['sqlite', 'postgres']);
+    assert.deepEqual(storesOf('server/http/hostile-input.integration.test.ts'), ['sqlite', 'postgres'], 'odd bytes that reach the store');
+    assert.deepEqual(storesOf('server/http/documentation.integration.test.ts'), ['sqlite'], 'HTTP alone: once');
+    assert.deepEqual(storesOf('gate/gate.system.test.ts'), ['sqlite'], 'a client of the API: once');
+    assert.deepEqual(storesOf('contract-tests/kasm-compatibility.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('server/store/sqlite/storage.integration.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('server/store/postgres/open-store.integration.test.ts'), ['postgres']);
     assert.deepEqual(storesOf('server/faults.sqlite.system.test.ts'), ['sqlite']);
@@ -18,6 +23,11 @@ describe('test tiers, by file name', () => {
     assert.deepEqual(storesOf('server/sample/readme-python-client.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('cli/main.integration.test.ts'), ['sqlite'], 'a client of the API: once');
     assert.deepEqual(storesOf('client/package.system.test.ts'), ['sqlite']);
+  });
+
+  it('run on PostgreSQL every test of the store and of the handlers over it', () => {
+    for (const file of testFiles().filter((name) => /^server\/(store|handlers)\//.test(name) && tierOf(name) !== 'unit'))
+      if (!file.includes('sqlite')) assert.ok(storesOf(file).includes('postgres'), file);
   });
 
   it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {

@@ -14,13 +14,15 @@
  * Before the integration and system tiers, the packages are built once
  * (`npm run build`).
  *
- * Integration and system tests run on each store: SQLite, then a throwaway
- * PostgreSQL (scripts/with-postgres.ts). A file with `sqlite` or `postgres` in
- * its name or folder runs on that store only. The tests of the tooling in
- * scripts/ and of the sample server, which open no database of the test's
- * choosing, and those of the SDK, the CLI and the SDK's package in client/,
- * which reach the store only through the HTTP API (whose behaviour on each
- * store the server's own tests cover), run once.
+ * The tests where a difference between the stores can show run on each
+ * store: SQLite, then a throwaway PostgreSQL (scripts/with-postgres.ts). They
+ * are the store's own (repositories, migrations, transactions), the handlers
+ * over it, the operator commands, the service as a process, and the checks of
+ * credentials and hostile bytes that reach the store (ON_BOTH_STORES). A file
+ * with `sqlite` or `postgres` in its name or folder runs on that store only.
+ * Every other test (HTTP, the SDKs and the CLI, the gate, the tooling) reaches
+ * the store only through the handlers whose behaviour on each store those
+ * tests cover, and runs once, on SQLite.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -41,16 +43,25 @@ export function tierOf(file: string): Tier {
   return 'unit';
 }
 
-/** Folders whose tests do not depend on the store (the tooling, the sample server, the API's clients): run once. */
-const DATABASE_FREE = ['scripts', 'client', 'cli', join('server', 'sample')];
+/** Where a test can meet a difference between the stores (paths, or the start of a file name): run on both. */
+export const ON_BOTH_STORES = [
+  'server/store/',
+  'server/handlers/',
+  'server/username/',
+  'server/admin/',
+  'server/audit-retention.',
+  'server/main.',
+  'server/http/authenticate.',
+  'server/http/hostile-input.',
+].map((path) => path.replaceAll('/', sep));
 
 /** The stores a test file runs on: none for unit tests. */
 export function storesOf(file: string): StoreName[] {
   if (tierOf(file) === 'unit') return [];
   const parts = file.split(sep).flatMap((part) => part.split('.'));
   if (parts.includes('postgres')) return ['postgres'];
-  if (parts.includes('sqlite') || DATABASE_FREE.some((folder) => file.startsWith(`${folder}${sep}`))) return ['sqlite'];
-  return ['sqlite', 'postgres'];
+  if (parts.includes('sqlite')) return ['sqlite'];
+  return ON_BOTH_STORES.some((path) => file.startsWith(path)) ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
 export function testFiles(): string[] {
