@@ -5,11 +5,13 @@
  *   npm ci && npm run build && npm prune --omit=dev
  *
  * then `npm start`, `npm run admin -- …`, `npm run sample` and /docs, with no
- * development dependency left: nothing compiles TypeScript at run time.
+ * development dependency left: nothing compiles TypeScript at run time. And
+ * `npm ci --omit=dev` alone: it installs, with the patch applied, and `npm
+ * start` then says how to build.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, lstatSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -147,6 +149,21 @@ describe('the production install', { timeout: 600_000 }, () => {
     assert.equal(checked.status, 200);
     const backup = await npm(['run', 'admin', '--silent', '--', 'backup', join(data(), 'backup.db')], root, env);
     assert.match(backup.stdout, /backed up to/);
+  });
+
+  it('npm ci --omit=dev alone installs, patched, and npm start then says how to build', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'workspace-omit-dev-'));
+    try {
+      copyCheckout(bare);
+      await npm(['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], bare);
+      const patched = join(bare, 'node_modules/express-openapi-validator/dist/middlewares/openapi.metadata.js');
+      assert.match(readFileSync(patched, 'utf8'), /matcherFor/, 'the patch is applied');
+      const start = spawnSync('npm', ['start', '--silent'], { cwd: bare, encoding: 'utf8' });
+      assert.equal(start.status, 1);
+      assert.match(start.stderr, /is not built .* no TypeScript to build it[\s\S]*npm ci && npm run build && npm prune --omit=dev/);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 
   it('npm run sample serves the sample data', async () => {
