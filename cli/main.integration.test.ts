@@ -7,13 +7,14 @@ import { runScript } from '../lib/testing/run-script.js';
 import { verifyPassword } from '../server/password/hashing.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { TEST_SETUP } from '../server/store/records.js';
+import { CLI_COMMAND } from '../lib/testing/commands.js';
 
 describe('the workspace-users CLI, end to end', () => {
   let service: TestService;
   let directory: string;
   const cli = (args: string[], input?: string) =>
     runScript(
-      'cli/main.ts',
+      CLI_COMMAND,
       args,
       { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret },
       input,
@@ -134,7 +135,7 @@ describe('the workspace-users CLI, end to end', () => {
     assert.equal(noGroup.code, 1);
     assert.match(noGroup.stderr, /no group "Nonexistent"; the groups are: All Users, Engineering/);
 
-    const wrongKey = await runScript('cli/main.ts', ['auth'], {
+    const wrongKey = await runScript(CLI_COMMAND, ['auth'], {
       WORKSPACE_URL: service.baseUrl,
       WORKSPACE_API_KEY: 'nope',
       WORKSPACE_API_KEY_SECRET: 'nope',

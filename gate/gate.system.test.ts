@@ -16,6 +16,7 @@ import { CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { DEFAULT_FUZZ_RUNS } from './fuzz.js';
 import { CHECKS, type CheckName, passed, runGate } from './gate.js';
 import { type CheckResult, formatReport } from './report.js';
+import { ADMIN_COMMAND } from '../lib/testing/commands.js';
 
 async function gate(options: OwnTargetOptions, checks: readonly CheckName[], runs: number): Promise<CheckResult[]> {
   const target = await startOwnTarget(options);
@@ -135,7 +136,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
         body: JSON.stringify(key),
       });
       assert.equal(((await listed.json()) as { total: number }).total, 0, 'the gate left users behind');
-      const groups = await runScript('server/admin/main.ts', ['list-groups', '--json'], { DATABASE_URL: database.url });
+      const groups = await runScript(ADMIN_COMMAND, ['list-groups', '--json'], { DATABASE_URL: database.url });
       assert.deepEqual(
         (JSON.parse(groups.stdout) as { name: string }[]).map((group) => group.name),
         ['All Users'],

@@ -19,6 +19,7 @@ import { type OperationId, PERMISSIONS, type Permission } from '../lib/contract/
 import { runScript } from '../lib/testing/run-script.js';
 import { postJson } from './http.js';
 import type { Credentials } from '../lib/contract/credentials.js';
+import { ADMIN_COMMAND } from '../lib/testing/commands.js';
 
 /** Creates what the public API cannot: keys and groups. */
 export interface Provisioner {
@@ -66,13 +67,9 @@ export interface DeploymentOptions {
   databaseUrl?: string;
 }
 
-/** The operators' admin command, compiled by `npm run build` (the server's package). */
-const ADMIN_COMMAND = 'server/dist/server/admin/main.js';
-
 /** The admin CLI, run against the deployment's database. */
 function adminCliProvisioner(databaseUrl: string): Provisioner {
   const admin = async (...args: string[]) => {
-    // The compiled admin, as `npm run admin` runs it (npm run contract builds first).
     const run = await runScript(ADMIN_COMMAND, args, { DATABASE_URL: databaseUrl });
     if (run.code !== 0) throw new Error(`npm run admin -- ${args[0]} failed: ${run.stderr.trim()}`);
     return JSON.parse(run.stdout);

@@ -17,6 +17,7 @@ import SqliteLibrary from 'better-sqlite3';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { type Answer, startTestService } from './testing/service.js';
+import { SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 const root = TOOLS.rootForMount();
 const needsMount = needs(root, 'the disk-fault tests');
@@ -36,7 +37,7 @@ async function tmpfs(options: string): Promise<{ path: string; remove(): Promise
 
 /** Starts the service on this database and expects it to refuse, with one line on stderr. */
 async function failedStart(databaseUrl: string): Promise<string> {
-  const run = await runScript('server/main.ts', [], { PORT: '0', DATABASE_URL: databaseUrl });
+  const run = await runScript(SERVICE_COMMAND, [], { PORT: '0', DATABASE_URL: databaseUrl });
   assert.equal(run.code, 1, run.stdout + run.stderr);
   const lines = run.stderr.trim().split('\n');
   assert.equal(lines.length, 1, `more than one line:\n${run.stderr}`);

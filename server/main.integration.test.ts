@@ -7,6 +7,7 @@ import { runScript } from '../lib/testing/run-script.js';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from './testing/process.js';
+import { SAMPLE_COMMAND, SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -78,7 +79,7 @@ describe('npm start', () => {
     // scripts/run-tests.ts builds before this tier, as npm start's prestart does.
     const database = await createTestDatabase();
     t.after(() => database.drop());
-    const service = await startServiceProcess({ DATABASE_URL: database.url }, 'server/dist/server/main.js');
+    const service = await startServiceProcess({ DATABASE_URL: database.url }, SERVICE_COMMAND);
     const checked = await post(`${service.url}/api/public/validate_credentials`, service.printedKey());
     assert.equal(checked.status, 200);
     // The contract is found from server/dist/ too: it is what the validator and /openapi.json serve.
@@ -98,7 +99,7 @@ describe('npm start', () => {
       [{ VALIDATE_RESPONSES: 'maybe' }, /VALIDATE_RESPONSES="maybe" is not allowed: expected true or false/],
     ] as const) {
       const base = { PORT: '0', DATABASE_URL: `sqlite:${join(directory, 'bad.db')}` };
-      const run = await runScript('server/main.ts', [], { ...base, ...env });
+      const run = await runScript(SERVICE_COMMAND, [], { ...base, ...env });
       assert.equal(run.code, 1);
       assert.match(run.stderr, message);
       assert.doesNotMatch(run.stderr, /\n\s+at /);
@@ -108,7 +109,7 @@ describe('npm start', () => {
 
 describe('npm run sample', () => {
   it('serves the sample data on the port asked for and stops cleanly on SIGTERM', async () => {
-    const sample = await startServiceProcess({}, 'server/sample/main.ts');
+    const sample = await startServiceProcess({}, SAMPLE_COMMAND);
     assert.match(sample.stdout(), /sample data server listening/);
     const response = await fetch(`${sample.url}/api/data`, { headers: { Origin: 'http://example.test' } });
     assert.equal(response.status, 200);

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { MIGRATION_LOCK } from './store/postgres/connection.js';
 import { createTestDatabase } from './testing/database.js';
 import { startServiceProcess } from './testing/process.js';
+import { SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 describe('a service whose database is migrating (PostgreSQL)', () => {
   it('is alive but not ready, holds other requests, and is ready once the migration is done', async (t) => {
@@ -16,7 +17,7 @@ describe('a service whose database is migrating (PostgreSQL)', () => {
     const otherInstance = new pg.Client({ connectionString: database.url });
     await otherInstance.connect();
     await otherInstance.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const service = await startServiceProcess({ DATABASE_URL: database.url }, 'server/main.ts', { until: 'listening' });
+    const service = await startServiceProcess({ DATABASE_URL: database.url }, SERVICE_COMMAND, { until: 'listening' });
     // In this order: the service and the other instance leave before the database goes.
     t.after(async () => {
       await service.stop('SIGKILL');

@@ -13,8 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { runScript } from '../../lib/testing/run-script.js';
 import { startTestService, type TestService } from '../testing/service.js';
-
-const ADMIN = 'server/dist/server/admin/main.js'; // scripts/run-tests.ts builds before this tier
+import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
 
 type Row = Record<string, unknown>;
 
@@ -31,7 +30,7 @@ describe('admin backup and restore (SQLite)', () => {
   let directory: string;
   let service: TestService;
   const live = () => join(directory, 'live.db');
-  const admin = (databaseFile: string, ...args: string[]) => runScript(ADMIN, args, { DATABASE_URL: `sqlite:${databaseFile}` });
+  const admin = (databaseFile: string, ...args: string[]) => runScript(ADMIN_COMMAND, args, { DATABASE_URL: `sqlite:${databaseFile}` });
 
   before(async () => {
     directory = await mkdtemp(join(tmpdir(), 'workspace-backup-'));
@@ -125,7 +124,7 @@ describe('admin backup and restore (SQLite)', () => {
   });
 
   it('says what to run on PostgreSQL', async () => {
-    const run = await runScript(ADMIN, ['backup', join(directory, 'pg.dump')], {
+    const run = await runScript(ADMIN_COMMAND, ['backup', join(directory, 'pg.dump')], {
       DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/workspace',
     });
     assert.equal(run.code, 1);

@@ -4,10 +4,11 @@ import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { runScript } from '../../lib/testing/run-script.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { startTestService } from '../testing/service.js';
+import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
 
 describe('npm run admin', () => {
   let database: TestDatabase;
-  const admin = (...args: string[]) => runScript('server/admin/main.ts', args, { DATABASE_URL: database.url });
+  const admin = (...args: string[]) => runScript(ADMIN_COMMAND, args, { DATABASE_URL: database.url });
 
   before(async () => {
     database = await createTestDatabase();

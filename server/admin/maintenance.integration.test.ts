@@ -9,17 +9,17 @@ import { runScript } from '../../lib/testing/run-script.js';
 import { MIGRATION_NAMES, MIGRATIONS } from '../store/migrations.js';
 import { openDatabase } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
+import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
 
-const ADMIN = 'server/dist/server/admin/main.js'; // scripts/run-tests.ts builds before this tier
 const OLDER = MIGRATION_NAMES.slice(0, -1);
 
 describe(`admin status and admin migrate on an older database (${TEST_STORE})`, () => {
   let database: TestDatabase;
-  const admin = (...args: string[]) => runScript(ADMIN, args, { DATABASE_URL: database.url });
+  const admin = (...args: string[]) => runScript(ADMIN_COMMAND, args, { DATABASE_URL: database.url });
 
   before(async () => {
-    database = await createTestDatabase();
-    // The database as the previous version left it: its migrations only, and a user.
+    database = await createTestDatabase({ empty: true });
+    // The database as the previous version left it: its migrations only, and a user (an empty one to start from).
     const opened = await openDatabase(database.url);
     try {
       const migrations = Object.fromEntries(OLDER.map((name) => [name, MIGRATIONS[name]!]));

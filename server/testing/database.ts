@@ -28,11 +28,19 @@ async function onServer(serverUrl: string, statement: string): Promise<void> {
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A database of the test's own. On PostgreSQL it is a copy of the template
+ * scripts/with-postgres.ts migrated once (TEST_POSTGRES_TEMPLATE), which a
+ * service opens with nothing to migrate; `empty: true` gives one with no
+ * schema, for the tests of migrating itself. On SQLite a new file, which the
+ * store migrates on open (a few milliseconds).
+ */
+export async function createTestDatabase({ empty = false }: { empty?: boolean } = {}): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_POSTGRES_URL;
   if (serverUrl) {
     const name = `test_${randomBytes(8).toString('hex')}`;
-    await onServer(serverUrl, `create database ${name}`);
+    const template = empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
+    await onServer(serverUrl, template ? `create database ${name} template ${template}` : `create database ${name}`);
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     return { url: url.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };

@@ -1,5 +1,5 @@
 /**
- * The service as a real process (`npm start`'s entry point) on a free port,
+ * The service as a real process (`npm start`'s entry point, compiled) on a free port,
  * for tests that signal or kill it.
  */
 
@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScript } from '../../lib/testing/run-script.js';
+import { SERVICE_COMMAND } from '../../lib/testing/commands.js';
 
 export interface ServiceProcess {
   url: string;
@@ -29,7 +30,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(
   env: Record<string, string>,
-  script = 'server/main.ts',
+  script = SERVICE_COMMAND,
   { until = script.includes('sample') ? 'listening' : 'ready' }: { until?: 'listening' | 'ready' } = {},
 ): Promise<ServiceProcess> {
   const firstKeyFile = join(mkdtempSync(join(tmpdir(), 'workspace-first-key-')), 'first-api-key.json');

@@ -1,6 +1,6 @@
 /**
  * What only PostgreSQL has to get right: several instances starting at once
- * on one empty database. Run by `npm run test:postgres` (a throwaway cluster).
+ * on one empty database. Run by the PostgreSQL pass of `npm run test:integration` (a throwaway cluster).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,8 +15,8 @@ import { openStore } from '../open-store.js';
 describe('PostgreSQL: instances starting together', () => {
   let database: TestDatabase;
   before(async () => {
-    assert.ok(process.env.TEST_POSTGRES_URL, 'run through scripts/with-postgres.ts (npm run test:postgres)');
-    database = await createTestDatabase();
+    assert.ok(process.env.TEST_POSTGRES_URL, 'run through scripts/with-postgres.ts (the PostgreSQL pass of npm run test:integration)');
+    database = await createTestDatabase({ empty: true });
   });
   after(() => database?.drop());
 
