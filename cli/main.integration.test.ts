@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runScript } from '../lib/testing/run-script.js';
 import { verifyPassword } from '../server/password/hashing.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/store/records.js';
+import { TEST_SETUP } from '../server/testing/test-setup.js';
 import { CLI_COMMAND } from '../lib/testing/commands.js';
 
 describe('the workspace-users CLI, end to end', () => {

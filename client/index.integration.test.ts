@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../lib/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { createWorkspaceClient, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
-import { TEST_SETUP } from '../server/store/records.js';
+import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 describe('the TypeScript SDK against the real service', () => {
   let service: TestService;

@@ -8,6 +8,7 @@ import { documentationHandlers } from '../server/http/documentation.js';
 import { createLogger } from '../server/logger.js';
 import type { Store } from '../server/store/repositories.js';
 import { appRoutes } from '../server/testing/app-routes.js';
+import { contractValidation } from '../server/http/contract-validation.js';
 
 const contract = readContract('workspace');
 
@@ -152,8 +153,9 @@ describe('the contract as the server reads it', () => {
   it('exposes no route the contract does not describe', () => {
     const app = createApp({
       store: {} as Store,
+      handlers: createHandlers({ store: {} as Store }),
+      validation: contractValidation({ responses: false }),
       logger: createLogger('silent'),
-      validateResponses: false,
       authThrottle: { maxFailures: 1, windowSeconds: 1 },
     });
     const routes = appRoutes(app).sort();

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { TEST_STORE } from '../server/testing/database.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/store/records.js';
+import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 const python3 = TOOLS.python3();
 

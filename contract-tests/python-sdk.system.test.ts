@@ -17,7 +17,7 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/store/records.js';
+import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 const run = promisify(execFile);
 const python3 = TOOLS.python3();

@@ -1,16 +1,16 @@
 /**
- * Builds the workspace service's express app; main.ts listens. Wired in the
- * order express-openapi-validator's examples use: body parser with a size
- * limit, the validator, the routes, one error handler.
+ * Assembles the workspace service's express app from its parts (the store,
+ * the handlers, the contract's validation, the logger); main.ts composes the
+ * service's own and listens, and tests, the gate's own service and the bench
+ * compose theirs from the same parts. Wired in the order
+ * express-openapi-validator's examples use: body parser with a size limit,
+ * the validation, the routes, one error handler.
  */
 import express, { type Express, type RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
-import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { declaredFields } from '../lib/contract/declared-fields.js';
 import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
-import { createHandlers } from './handlers/index.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
@@ -22,28 +22,21 @@ import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
 import { ServiceMetrics } from './metrics.js';
-import type { Readiness } from './readiness.js';
 import type { Store } from './store/repositories.js';
 
-export interface AppOptions {
+export interface AppParts {
+  /** The keys' store, for authentication (the handlers hold their own). */
   store: Store;
+  /** One handler per JSON operation: createHandlers() for the service. */
+  handlers: Handlers;
+  /** The contract's checks before the routes: contractValidation() (http/contract-validation.ts). */
+  validation: RequestHandler[];
   logger: Logger;
-  validateResponses: boolean;
-  /** Validate requests against the contract: always, but for the benchmark measuring what that costs. */
-  validateRequests?: boolean;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];
-  /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */
-  getUsersMax?: number;
-  /** Whether the service takes traffic (GET /readyz); always ready when absent. */
-  readiness?: Readiness;
   /** Counts and times requests by operation, when metrics are on (METRICS_PORT). */
   metrics?: ServiceMetrics;
-  /** The handlers to route to; default the service's own. The contract gate swaps in faulty ones to prove it notices. */
-  handlers?: Handlers;
 }
-
-const CONTRACT_PATHS = new Set(OPERATIONS.map((operation) => operation.path));
 
 /** Answers hold user records: no caching anywhere, and no content sniffing. */
 const apiHeaders: RequestHandler = (_req, res, next) => {
@@ -51,18 +44,7 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function createApp({
-  store,
-  logger,
-  validateResponses,
-  validateRequests = true,
-  authThrottle,
-  trustProxy = false,
-  getUsersMax,
-  readiness,
-  metrics,
-  handlers = createHandlers({ store, ...(getUsersMax ? { getUsersMax } : {}), ...(readiness ? { readiness } : {}) }),
-}: AppOptions): Express {
+export function createApp({ store, handlers, validation, logger, authThrottle, trustProxy = false, metrics }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -81,25 +63,7 @@ export function createApp({
     ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),
   );
   // 2. The contract: every request, and every response when asked.
-  if (validateRequests || validateResponses) {
-    app.use(
-      OpenApiValidator.middleware({
-        apiSpec: structuredClone(WORKSPACE_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
-        // The contract is linted and its bundle checked before it ships (npm test); checking it
-        // against the OpenAPI schema again took about 200 ms of every start (BENCHMARKS.md).
-        validateApiSpec: false,
-        validateRequests: validateRequests && { allowUnknownQueryParameters: false },
-        validateResponses,
-        validateSecurity: false,
-        // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
-        validateFormats: true,
-        ajvFormats: { mode: 'full' },
-        // Only the contract's own spelling of a path is validated (and then routed); any other
-        // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
-        ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
-      }),
-    );
-  }
+  app.use(validation);
   // 3. One route per operation of the contract, behind its permission.
   const throttle = new AuthThrottle(authThrottle);
   const routeOf = ({ operationId, requestSchema }: ContractOperation): RequestHandler =>

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { inspectStore } from './store/inspection.js';
-import { TEST_SETUP } from './store/records.js';
+import { TEST_SETUP } from './testing/test-setup.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './store/testing/open-test-store.js';
 
 describe(`audit retention (${TEST_STORE})`, () => {

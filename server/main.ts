@@ -19,6 +19,8 @@ import type { Store } from './store/repositories.js';
 import { type AuditRetention, startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
+import { createHandlers } from './handlers/index.js';
+import { contractValidation } from './http/contract-validation.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -70,12 +72,11 @@ async function main(): Promise<void> {
 
   const app = createApp({
     store,
+    handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness }),
+    validation: contractValidation({ responses: config.validateResponses }),
     logger,
-    validateResponses: config.validateResponses,
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,
-    getUsersMax: config.getUsersMax,
-    readiness,
     ...(metrics ? { metrics } : {}),
   });
   current = app;

@@ -9,7 +9,10 @@ import SqliteLibrary from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
-import { TEST_SETUP } from '../../server/store/records.js';
+import type { ChangeAuthor } from '../../server/store/records.js';
+
+/** The bench's keys and users are its own setup: audited under this name. */
+const BENCH_SEED: ChangeAuthor = { actor: 'bench-seed', requestId: null };
 
 export interface SeededDatabase {
   userIds: string[];
@@ -19,7 +22,7 @@ export interface SeededDatabase {
 export async function seedUsers(path: string, count: number): Promise<SeededDatabase> {
   const store = await openStore(`sqlite:${path}`);
   const key = issueApiKey('benchmark', PERMISSIONS, null);
-  await store.apiKeys.insert(key.record, TEST_SETUP);
+  await store.apiKeys.insert(key.record, BENCH_SEED);
   const allUsers = (await store.groups.list())[0]!.group_id;
   await store.close();
 
@@ -58,7 +61,7 @@ export async function seedAuditEvents(
 ): Promise<{ eventIds: string[]; credentials: SeededDatabase['credentials'] }> {
   const store = await openStore(`sqlite:${path}`);
   const key = issueApiKey('benchmark', PERMISSIONS, null);
-  await store.apiKeys.insert(key.record, TEST_SETUP);
+  await store.apiKeys.insert(key.record, BENCH_SEED);
   await store.close();
 
   const database = new SqliteLibrary(path);

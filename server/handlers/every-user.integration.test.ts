@@ -8,7 +8,7 @@ import type { Store } from '../store/repositories.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 import { newUserRecord } from '../store/testing/open-test-store.js';
 
 /** `count` users straight into the store, faster than through the API. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { inspectStore } from '../store/inspection.js';
 import { startTestService, type TestService } from '../testing/service.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 
 describe('groups and membership', () => {
   let service: TestService;

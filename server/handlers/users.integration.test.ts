@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../password/hashing.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 describe('the user lifecycle', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OPERATIONS, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 
 /** Status and body, the parts of an answer a prober could compare. */
 const observable = (answer: Answer) => ({ status: answer.status, body: answer.body });

@@ -1,6 +1,6 @@
 /** API keys on Kysely, for SQLite and PostgreSQL alike. Permissions are stored comma-separated. */
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
-import type { AuditWriter } from './audit-repository.js';
+import type { AuditTrail } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { queryTemplate } from './query-template.js';
 import type { ApiKeyRecord, ChangeAuthor } from './records.js';
@@ -14,7 +14,7 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
-    private readonly audit: AuditWriter,
+    private readonly audit: AuditTrail,
   ) {
     this.#findQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
   }

@@ -1,7 +1,7 @@
 /** Users' preferences (Kasm's user attributes) on Kysely, for SQLite and PostgreSQL alike. */
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { AuditWriter } from './audit-repository.js';
+import type { AuditTrail } from './audit-repository.js';
 import type { DatabaseTraits, Db } from './database-traits.js';
 import type { AttributeChanges, ChangeAuthor, UserAttributes } from './records.js';
 import type { AttributesRepository } from './repositories.js';
@@ -44,7 +44,7 @@ export class KyselyAttributesRepository implements AttributesRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
-    private readonly audit: AuditWriter,
+    private readonly audit: AuditTrail,
   ) {}
 
   async find(userId: string): Promise<UserAttributes | undefined> {

@@ -24,15 +24,18 @@ export interface ChangeRecord {
 
 type Row = Selectable<AuditEventsTable>;
 
-export class AuditWriter {
+/** Where every repository writes a change's event, in the change's own transaction. */
+export interface AuditTrail {
+  /** Writes the event of a change on `db`, which must be the change's own transaction. */
+  record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void>;
+}
+
+/** The audit trail in the audit_events table: the store's (open-store.ts). */
+export class AuditWriter implements AuditTrail {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
   readonly #insert: (...values: string[]) => CompiledQuery<unknown>;
 
-  /** `enabled: false` only for the benchmark that measures what the trail costs (scripts/bench/variant-server.ts, BENCH_VARIANT=no-audit). */
-  constructor(
-    db: Kysely<Database>,
-    private readonly enabled = true,
-  ) {
+  constructor(db: Kysely<Database>) {
     this.#insert = queryTemplate(9, (...values: string[]) => {
       const [event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields] = values;
       return db.insertInto('audit_events').values({
@@ -51,7 +54,6 @@ export class AuditWriter {
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
-    if (!this.enabled) return;
     const values = [
       uuidv7(),
       new Date().toISOString(),

@@ -1,6 +1,6 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
 import type { Kysely } from 'kysely';
-import type { AuditWriter } from './audit-repository.js';
+import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import type { ChangeAuthor, Group, GroupChanges, MembershipChange, NewGroupRecord } from './records.js';
 import type { GroupRepository } from './repositories.js';
@@ -33,7 +33,7 @@ export class KyselyGroupRepository implements GroupRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
-    private readonly audit: AuditWriter,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(): Promise<Group[]> {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_STORE } from '../testing/database.js';
 import { startTestService, type TestService } from '../testing/service.js';
-import { TEST_SETUP } from './records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 
 describe(`two instances sharing one ${TEST_STORE} database`, () => {
   let first: TestService;

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
-import { AuditWriter, KyselyAuditRepository } from './audit-repository.js';
+import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
@@ -35,8 +35,6 @@ function isPostgresUrl(url: string): boolean {
 export interface StoreOptions {
   /** How long to wait on the database before a request gets 503 (timeouts.ts); each defaults to DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: Partial<DatabaseTimeouts>;
-  /** Write audit events (always, but for the benchmark measuring what they cost). */
-  auditTrail?: boolean;
   /** Told the size of each group of updates committed together (SQLite), for metrics. */
   onGroupCommit?: (writes: number) => void;
 }
@@ -66,15 +64,16 @@ async function unreadyBecause(db: Kysely<Database>, condition: StoreCondition, w
   }
 }
 
-/** The repositories over one database handle. */
-function storeOver(
-  db: Kysely<Database>,
-  traits: DatabaseTraits,
-  condition: StoreCondition,
-  { auditTrail = true, onGroupCommit }: StoreOptions,
-  stats: Store['stats'] = () => ({}),
-): Store {
-  const audit = new AuditWriter(db, auditTrail);
+/** What a store is assembled from besides its database. */
+export interface StoreParts {
+  /** Where changes write their events: the audit_events table (AuditWriter) for the service. */
+  audit: AuditTrail;
+  /** Told the size of each group of updates committed together (SQLite), for metrics. */
+  onGroupCommit?: (writes: number) => void;
+}
+
+/** The repositories over one opened database; openStore() assembles the service's. */
+export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, { audit, onGroupCommit }: StoreParts): Store {
   const users = new KyselyUserRepository(db, traits, audit, onGroupCommit);
   const store: Store = {
     users,
@@ -157,5 +156,6 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   const opened = await openDatabase(databaseUrl, options);
   // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-  return migrated(storeOver(opened.db, opened.traits, opened.condition, options, opened.stats), opened.name, opened.migrate);
+  const parts = { audit: new AuditWriter(opened.db), ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}) };
+  return migrated(assembleStore(opened, parts), opened.name, opened.migrate);
 }

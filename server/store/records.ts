@@ -98,8 +98,6 @@ export interface ChangeAuthor {
 export const ADMIN_CLI: ChangeAuthor = { actor: 'admin-cli', requestId: null };
 /** Changes the service makes on its own (the first API key on an empty database). */
 export const SERVICE: ChangeAuthor = { actor: 'service', requestId: null };
-/** Changes a test makes to set the scene, past the API. */
-export const TEST_SETUP: ChangeAuthor = { actor: 'test-setup', requestId: null };
 
 export interface AuditQuery {
   pageSize: number;

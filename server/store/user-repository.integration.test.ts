@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { NameTakenError, type User, TEST_SETUP } from './records.js';
+import { NameTakenError, type User } from './records.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 import type { Store } from './repositories.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
 

@@ -4,7 +4,7 @@
  * compiled once (query-template.ts).
  */
 import type { CompiledQuery, Kysely, Selectable, SelectQueryBuilder } from 'kysely';
-import type { AuditWriter } from './audit-repository.js';
+import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
@@ -56,7 +56,7 @@ export class KyselyUserRepository implements UserRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
-    private readonly audit: AuditWriter,
+    private readonly audit: AuditTrail,
     onGroupCommit?: (writes: number) => void,
   ) {
     this.commitGroup = traits.commitGroup(db, onGroupCommit);

@@ -23,7 +23,8 @@ import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/repositories.js';
 import { appRoutes } from './app-routes.js';
 import { createTestDatabase } from './database.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from './test-setup.js';
+import { contractValidation } from '../http/contract-validation.js';
 
 export interface OwnTargetOptions {
   /** Replaces handlers with broken ones: the self-test's deliberately wrong variants. */
@@ -79,7 +80,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
         },
       }),
     ),
-    validateResponses: options.validateResponses ?? true,
+    validation: contractValidation({ responses: options.validateResponses ?? true }),
     // The production throttle, but believing X-Forwarded-For from loopback:
     // the gate trips it for made-up addresses and never for its own.
     authThrottle: { maxFailures: 10, windowSeconds: 300 },

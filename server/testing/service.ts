@@ -17,11 +17,13 @@ import { hashingLoad } from '../password/hashing.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/open-store.js';
 import type { User } from '../store/records.js';
-import { TEST_SETUP } from '../store/records.js';
+import { TEST_SETUP } from './test-setup.js';
 import type { Store } from '../store/repositories.js';
 import type { DatabaseTimeouts } from '../store/timeouts.js';
 import { createTestDatabase } from './database.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
+import { createHandlers } from '../handlers/index.js';
+import { contractValidation } from '../http/contract-validation.js';
 
 export interface Answer {
   status: number;
@@ -84,12 +86,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       done();
     },
   });
+  const served = options.wrapStore ? options.wrapStore(store) : store;
   const app = createApp({
-    store: options.wrapStore ? options.wrapStore(store) : store,
+    store: served,
+    handlers: createHandlers({ store: served, ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}) }),
+    validation: contractValidation({ responses: true }),
     logger: createLogger('info', logSink),
-    validateResponses: true,
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
-    ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}),
     ...(metrics ? { metrics } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.

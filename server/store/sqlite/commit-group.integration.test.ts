@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { inspectStore } from '../inspection.js';
 import { openStore } from '../open-store.js';
-import { NameTakenError, type User, TEST_SETUP } from '../records.js';
+import { NameTakenError, type User } from '../records.js';
+import { TEST_SETUP } from '../../testing/test-setup.js';
 import type { Store } from '../repositories.js';
 import { newUserRecord } from '../testing/open-test-store.js';
 

@@ -10,7 +10,7 @@ import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
 import { openSqliteConnection, withStatementCache } from './connection.js';
-import { TEST_SETUP } from '../records.js';
+import { TEST_SETUP } from '../../testing/test-setup.js';
 import { newUserRecord } from '../testing/open-test-store.js';
 
 describe('SQLite storage', () => {

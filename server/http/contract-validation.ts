@@ -1,0 +1,30 @@
+/**
+ * The contract as middleware: express-openapi-validator checks every request
+ * against the workspace contract, and every response too when asked
+ * (VALIDATE_RESPONSES, always under NODE_ENV=test). A part of the app
+ * (app.ts): the service always validates requests.
+ */
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
+
+const CONTRACT_PATHS = new Set(OPERATIONS.map((operation) => operation.path));
+
+export function contractValidation({ responses }: { responses: boolean }): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    apiSpec: structuredClone(WORKSPACE_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
+    // The contract is linted and its bundle checked before it ships (npm test); checking it
+    // against the OpenAPI schema again took about 200 ms of every start (BENCHMARKS.md).
+    validateApiSpec: false,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: responses,
+    validateSecurity: false,
+    // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
+    validateFormats: true,
+    ajvFormats: { mode: 'full' },
+    // Only the contract's own spelling of a path is validated (and then routed); any other
+    // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
+    ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
+  });
+}
