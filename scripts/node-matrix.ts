@@ -30,6 +30,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { checkoutFiles } from '../lib/testing/checkout-files.js';
 import { totalsDirectory } from './test-totals.js';
 
 /**
@@ -81,21 +82,11 @@ function npmCli(): string {
   return existsSync(fromRoot) ? fromRoot : fail('cannot find npm-cli.js; run this through `npm run test:node-matrix`');
 }
 
-/** The files of the checkout that git tracks or would track: what a clone plus uncommitted work holds. */
-function projectFiles(): string[] {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-  });
-  if (listed.status !== 0) fail(`git ls-files failed (the Node matrix copies a git checkout):\n${listed.stderr}`);
-  return listed.stdout.split('\0').filter((file) => file !== '' && existsSync(join(PROJECT_ROOT, file)));
-}
-
 /** A fresh copy of the project's files in `work`, keeping its node_modules. */
 function copyProject(work: string): void {
   mkdirSync(work, { recursive: true });
   for (const entry of readdirSync(work)) if (entry !== 'node_modules') rmSync(join(work, entry), { recursive: true, force: true });
-  for (const file of projectFiles()) cpSync(join(PROJECT_ROOT, file), join(work, file), { preserveTimestamps: true });
+  for (const file of checkoutFiles()) cpSync(join(PROJECT_ROOT, file), join(work, file), { preserveTimestamps: true });
 }
 
 /** What an install depends on: when it is unchanged, the install is kept. */

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { checkoutFiles } from '../lib/testing/checkout-files.js';
 
 const run = promisify(execFile);
 const npm = (args: string[], cwd: string, env: Record<string, string> = {}) =>
@@ -35,15 +36,9 @@ const DEVELOPMENT_ONLY = [
   'playwright-core',
 ];
 
-/** The project's files as a clone with the uncommitted work has them (what git tracks or would track). */
+/** A copy of the project's files, as a clone with the uncommitted work has them. */
 function copyCheckout(destination: string): void {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-  });
-  assert.equal(listed.status, 0, listed.stderr);
-  for (const file of listed.stdout.split('\0').filter((name) => name !== '' && existsSync(join(PROJECT_ROOT, name))))
-    cpSync(join(PROJECT_ROOT, file), join(destination, file));
+  for (const file of checkoutFiles()) cpSync(join(PROJECT_ROOT, file), join(destination, file));
 }
 
 function bytesUnder(directory: string): number {
@@ -121,7 +116,7 @@ describe('the production install', { timeout: 600_000 }, () => {
     };
     const started = performance.now();
     service = await startNpm('start', root, env, /"url":"(http:\/\/[^"]+)".*service ready/);
-    const key = JSON.parse((await run('cat', [env.FIRST_KEY_FILE])).stdout) as { api_key: string; api_key_secret: string };
+    const key = JSON.parse(readFileSync(env.FIRST_KEY_FILE, 'utf8')) as { api_key: string; api_key_secret: string };
     const checked = await fetch(`${service.url}/api/public/validate_credentials`, {
       method: 'POST',
       body: JSON.stringify(key),
