@@ -157,7 +157,9 @@ export class Fixtures {
 
   arm(operationId: OperationId, fault: Fault): void {
     if (!this.#target.faults)
-      throw new NotAvailable(`a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's own service takes`);
+      throw new NotAvailable(
+        `a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's self-check (the app in process) takes`,
+      );
     this.#target.faults.arm(operationId, fault);
   }
 

@@ -11,7 +11,7 @@ import type { Handlers } from '../server/handlers/types.js';
 import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
 import { type OwnTargetOptions, startOwnTarget } from '../server/testing/gate-target.js';
-import { startServiceProcess } from '../server/testing/process.js';
+import { startServiceProcess } from '../lib/testing/service-process.js';
 import { CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { DEFAULT_FUZZ_RUNS } from './fuzz.js';
 import { CHECKS, type CheckName, passed, runGate } from './gate.js';
@@ -145,6 +145,15 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       await service.stop('SIGTERM');
       await database.drop();
     }
+  });
+
+  it('checks a deployment of its own without --base-url: the compiled service on a temporary database, the admin command on it', async () => {
+    const run = await runScript('gate/main.ts', ['--only', 'routes,dredd,hostile'], {});
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /against its own deployment \(the compiled service on a temporary SQLite database, response validation on\)/);
+    // Every declared status but the injected 500s and 503s (18 + 17), which only the self-check above reaches.
+    assert.match(run.stdout, /ok {3}dredd: 171 transactions, 136 passed, 0 failed, 35 not checked/);
+    assert.match(run.stdout, /ok {3}hostile: \d+ hostile requests, 0 failures/);
   });
 
   it('refuses --base-url without a key, and an unknown check, with exit code 2', async () => {

@@ -36,11 +36,11 @@ export async function runGate(target: GateTarget, { fuzz, checks = CHECKS }: Gat
     } catch (error) {
       result = { name, summary: 'could not run', failures: [(error as Error).stack ?? String(error)], notChecked: [] };
     }
-    // The gate's own service can be brought to every declared status: there, anything left unchecked is a gap.
+    // The self-check's app in process can be brought to every declared status: there, anything left unchecked is a gap.
     if (target.faults && result.notChecked.length > 0) {
       result = {
         ...result,
-        failures: [...result.failures, ...result.notChecked.map((reason) => `left unchecked against the gate's own service: ${reason}`)],
+        failures: [...result.failures, ...result.notChecked.map((reason) => `left unchecked against the app in process: ${reason}`)],
       };
     }
     results.push(result);

@@ -4,8 +4,9 @@
  * client of the deployment and of the packages' commands: nothing of scripts/
  * (the development tools), and no TypeScript source run under tsx. Every
  * module `npm run contract -- --base-url` loads is reached by static imports
- * from gate/main.ts (its own service is loaded by a dynamic import, and only
- * without --base-url), so that graph must not reach server/.
+ * from gate/main.ts, so that graph must not reach server/: without --base-url
+ * the gate starts the compiled service as a process (local-deployment.ts), as
+ * an operator would, and checks it the same way.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -103,10 +104,15 @@ describe('the gate against a deployment', () => {
     assert.deepEqual(spawned, []);
   });
 
-  it('reaches its own service only by a dynamic import, in gate/main.ts alone', () => {
+  it('loads nothing by a dynamic import, where the graph above could not see it', () => {
     const dynamic = [...graph.keys()].flatMap((file) =>
       importsOf(file).dynamic.map((specifier) => `${relative(PROJECT_ROOT, file)}: ${specifier}`),
     );
-    assert.deepEqual(dynamic, ['gate/main.ts: ../server/testing/gate-target.js']);
+    assert.deepEqual(dynamic, []);
+  });
+
+  it('starts its own deployment as a process, never the app in its own process', () => {
+    assert.ok(graph.has(project('gate/local-deployment.ts')));
+    assert.ok(graph.has(project('lib/testing/service-process.ts')));
   });
 });

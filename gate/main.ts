@@ -1,7 +1,8 @@
 /**
  * `npm run contract`: the contract gate.
  *
- *   npm run contract                        its own service on a temporary database
+ *   npm run contract                        a deployment of its own: the compiled service on a
+ *                                           temporary SQLite database (local-deployment.ts)
  *   npm run contract -- --base-url URL      a running deployment; needs WORKSPACE_API_KEY and
  *                                           WORKSPACE_API_KEY_SECRET (a key with every permission),
  *                                           and uses DATABASE_URL, when set, for the admin CLI
@@ -11,6 +12,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_FUZZ_RUNS, DEFAULT_FUZZ_SEED } from './fuzz.js';
 import { CHECKS, type CheckName, passed, runGate } from './gate.js';
+import { startLocalDeployment } from './local-deployment.js';
 import { formatReport } from './report.js';
 import { connectDeployment, type GateTarget } from './target.js';
 
@@ -56,11 +58,7 @@ const program = new Command('contract')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 
 async function openTarget(options: Options): Promise<GateTarget> {
-  if (!options.baseUrl) {
-    // Loaded only here: checking a deployment loads nothing from server/ (import-graph.test.ts).
-    const { startOwnTarget } = await import('../server/testing/gate-target.js');
-    return startOwnTarget();
-  }
+  if (!options.baseUrl) return startLocalDeployment();
   const { WORKSPACE_API_KEY: api_key, WORKSPACE_API_KEY_SECRET: api_key_secret, DATABASE_URL: databaseUrl } = process.env;
   if (!api_key || !api_key_secret) {
     process.stderr.write('contract: --base-url needs WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET (a key with every permission)\n');

@@ -5,7 +5,7 @@
  * describe answer 404, all in the contract's error shape. Every GET has a HEAD
  * that answers with the GET's status and headers and no body.
  *
- * Against its own service the gate also compares the app's routing table with
+ * In its self-check, the app in process, the gate also compares the app's routing table with
  * the contract (GateTarget.routes), which no probe from outside can prove.
  */
 import { CONTRACT_OPERATIONS } from './contract-schemas.js';
@@ -107,6 +107,6 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
     name: 'routes',
     summary: `${CONTRACT_OPERATIONS.length} operations served, ${UNDESCRIBED.length} undescribed paths refused (${probes} probes)${target.routes ? ', routing table equals the contract' : ''}`,
     failures,
-    notChecked: target.routes ? [] : ["the routing table itself: only visible in the gate's own service"],
+    notChecked: target.routes ? [] : ['the routing table itself: only visible with the app in process (the self-check)'],
   };
 }

@@ -1,14 +1,15 @@
 /**
- * What the gate checks: either a service of its own (the real app on a
- * temporary database, response validation on: server/testing/gate-target.ts)
- * or a deployment reached by URL (here).
+ * What the gate checks: a deployment reached by URL (here; `npm run contract`
+ * without --base-url starts one of its own, local-deployment.ts), or, in the
+ * gate's self-check, the app in the test's process
+ * (server/testing/gate-target.ts).
  *
  * Both answer HTTP the same way; they differ in what else the gate may do.
- * Its own service lets it inject faults (for the declared 500 and 503), trust
- * X-Forwarded-For (to trip the failed-credential throttle for a made-up address
- * rather than its own) and fingerprint the database directly. A deployment
- * gets keys and groups only through the admin CLI, and only when the gate is
- * given its DATABASE_URL.
+ * The self-check's app lets it inject faults (for the declared 500 and 503)
+ * and fingerprint the database directly. A deployment gets keys and groups
+ * only through the admin command, and only when the gate is given its
+ * DATABASE_URL; one that trusts X-Forwarded-For from the gate lets it trip the
+ * failed-credential throttle for a made-up address rather than its own.
  *
  * Nothing the gate loads to check a deployment comes from server/
  * (gate/import-graph.test.ts): a bug there cannot hide itself from the gate.

@@ -31,7 +31,8 @@ describe('test tiers, by file name', () => {
   });
 
   it('leave no test that opens a database in the unit tier, where PostgreSQL would never see it', () => {
-    const databaseHelpers = /from '[^']*\/(testing\/service|testing\/database|gate-target|open-store|open-test-store)\.js'/;
+    const databaseHelpers =
+      /from '[^']*\/(testing\/service|testing\/service-process|testing\/database|gate-target|open-store|open-test-store|local-deployment)\.js'/;
     const misplaced = testFiles().filter(
       (file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')),
     );

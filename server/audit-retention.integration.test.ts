@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
-import { inspectStore } from './store/inspection.js';
 import { TEST_SETUP } from './testing/test-setup.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './store/testing/open-test-store.js';
 
@@ -16,13 +15,12 @@ describe(`audit retention (${TEST_STORE})`, () => {
   after(() => opened.close());
 
   it('deletes the events past AUDIT_RETENTION_DAYS, batch by batch, and only those', async () => {
-    const { store } = opened;
+    const { store, inspection } = opened;
     const users = [];
     for (let index = 0; index < 9; index++) users.push(await store.users.create(newUserRecord(), TEST_SETUP));
     // Five events a year and a day old, one exactly 30 days old and a minute, three recent.
     const now = new Date('2026-11-23T12:00:00.000Z');
     const aged = (days: number, minutes = 0) => new Date(now.getTime() - days * 86_400_000 - minutes * 60_000).toISOString();
-    const inspection = inspectStore(store);
     for (const [index, user] of users.entries()) {
       const time = index < 5 ? aged(366) : index === 5 ? aged(30, 1) : aged(0, 5);
       await inspection.execute(sql`update audit_events set time = ${time} where target_user_id = ${user.user_id}`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteLibrary from 'better-sqlite3';
 import { verifyPassword } from './password/hashing.js';
-import { startServiceProcess } from './testing/process.js';
+import { startServiceProcess } from '../lib/testing/service-process.js';
 
 const WORKERS = 8;
 const USERS_PER_WORKER = 4;

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runScript } from '../lib/testing/run-script.js';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
-import { startServiceProcess } from './testing/process.js';
+import { startServiceProcess } from '../lib/testing/service-process.js';
 import { SAMPLE_COMMAND, SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 const post = async (url: string, body: unknown) => {

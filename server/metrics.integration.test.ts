@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
-import { startServiceProcess } from './testing/process.js';
+import { startServiceProcess } from '../lib/testing/service-process.js';
 import { startTestService, type TestService } from './testing/service.js';
 import { freePort } from '../lib/testing/ports.js';
 import { MAX_CONCURRENT_HASHES } from './password/hashing.js';

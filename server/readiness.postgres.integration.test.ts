@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { MIGRATION_LOCK } from './store/postgres/connection.js';
 import { createTestDatabase } from './testing/database.js';
-import { startServiceProcess } from './testing/process.js';
+import { startServiceProcess } from '../lib/testing/service-process.js';
 import { SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 describe('a service whose database is migrating (PostgreSQL)', () => {

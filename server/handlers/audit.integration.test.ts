@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
-import { inspectStore } from '../store/inspection.js';
 import type { AuditEvent } from '../store/records.js';
 import { TEST_STORE } from '../testing/database.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
@@ -111,7 +110,7 @@ describe(`the audit trail (${TEST_STORE})`, () => {
 
   it('writes neither the change nor its event when the database fails between the two', async () => {
     const user = await service.createUser({ first_name: 'Before' });
-    const inspection = inspectStore(service.store);
+    const inspection = service.inspection;
     // A fault at the event's insert, after the update itself succeeded in the same transaction.
     if (TEST_STORE === 'sqlite') {
       await inspection.execute(sql`create trigger audit_fault before insert on audit_events
@@ -155,7 +154,7 @@ describe(`the audit trail (${TEST_STORE})`, () => {
     });
     const userId = created.body.user.user_id;
     await service.callAsAdmin('update_user', { target_user: { user_id: userId, password: secrets.newPassword, phone: '555-000-1111' } });
-    const stored = JSON.stringify(await inspectStore(service.store).rows('audit_events'));
+    const stored = JSON.stringify(await service.inspection.rows('audit_events'));
     const hash = (await service.store.users.findPasswordHash(userId))!;
     for (const value of [...Object.values(secrets), '555-000-1111', hash, service.admin.api_key_secret]) {
       assert.ok(!stored.includes(value), `an audit event holds ${value}`);

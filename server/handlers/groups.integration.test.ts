@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { inspectStore } from '../store/inspection.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 
@@ -89,7 +88,7 @@ describe('groups and membership', () => {
     const user = await service.createUser();
     await membership('add_user_group', user.user_id, engineering.group_id);
     await service.callAsAdmin('delete_user', { target_user: { user_id: user.user_id } });
-    const rows = await inspectStore(service.store).rows('user_groups');
+    const rows = await service.inspection.rows('user_groups');
     assert.deepEqual(
       rows.filter((row) => row.user_id === user.user_id),
       [],

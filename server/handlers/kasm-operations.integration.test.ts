@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import sshpk from 'sshpk';
-import { inspectStore } from '../store/inspection.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
 const ED25519 = sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
@@ -128,7 +127,7 @@ describe('Kasm user operations', () => {
       const secretLine = PRIVATE.split('\n')[1]!;
       assert.equal(JSON.stringify(answer.body).includes(secretLine), false);
       assert.equal(service.logs().includes(secretLine), false);
-      const rows = await inspectStore(service.store).rows('user_attributes');
+      const rows = await service.inspection.rows('user_attributes');
       assert.equal(JSON.stringify(rows).includes(secretLine), false);
     });
 

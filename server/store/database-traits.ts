@@ -33,8 +33,6 @@ export interface DatabaseTraits {
 export interface GroupCommit {
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
-  /** Transactions committed (or tried), and the writes they held. */
-  readonly stats: { readonly groups: number; readonly writes: number };
 }
 
 /** Runs a write, turning a unique-constraint violation into NameTakenError for `field`. */

@@ -12,7 +12,6 @@ import type { DatabaseTraits } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
-import { registerInspection } from './inspection.js';
 import { migrateToLatest } from './migrations.js';
 import type { Store } from './repositories.js';
 import type { Database } from './schema.js';
@@ -74,9 +73,8 @@ export interface StoreParts {
 
 /** The repositories over one opened database; openStore() assembles the service's. */
 export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, { audit, onGroupCommit }: StoreParts): Store {
-  const users = new KyselyUserRepository(db, traits, audit, onGroupCommit);
-  const store: Store = {
-    users,
+  return {
+    users: new KyselyUserRepository(db, traits, audit, onGroupCommit),
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
@@ -85,8 +83,6 @@ export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, 
     unreadyBecause: (withinMs) => unreadyBecause(db, condition, withinMs),
     close: () => db.destroy(),
   };
-  registerInspection(store, db, traits.kind, users.commitGroup);
-  return store;
 }
 
 /** Migrates the opened store; on failure closes it and names the database (the cause is what the operator acts on). */
@@ -152,10 +148,14 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
   return { db, traits: sqliteTraits, condition, name: `sqlite:${file}`, migrate: () => migrateToLatest(db), stats: () => ({}) };
 }
 
+/** The service's store over an opened database: changes audited to audit_events, the schema migrated to this version's. */
+export function serviceStore(opened: OpenedDatabase, { onGroupCommit }: Pick<StoreOptions, 'onGroupCommit'> = {}): Promise<Store> {
+  const parts = { audit: new AuditWriter(opened.db), ...(onGroupCommit ? { onGroupCommit } : {}) };
+  // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
+  return migrated(assembleStore(opened, parts), opened.name, opened.migrate);
+}
+
 /** The store over DATABASE_URL's database, migrated to this version's schema. */
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
-  const opened = await openDatabase(databaseUrl, options);
-  // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
-  const parts = { audit: new AuditWriter(opened.db), ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}) };
-  return migrated(assembleStore(opened, parts), opened.name, opened.migrate);
+  return serviceStore(await openDatabase(databaseUrl, options), options);
 }

@@ -47,7 +47,7 @@ function fieldsSetBy(changes: UserChanges): string[] {
 
 export class KyselyUserRepository implements UserRepository {
   /** Present where updates commit in groups (SQLite). */
-  readonly commitGroup: GroupCommit | undefined;
+  readonly #commitGroup: GroupCommit | undefined;
   readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
   readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<UserRow>>;
   /** update_user's query for each set of columns changed, by their names. */
@@ -59,7 +59,7 @@ export class KyselyUserRepository implements UserRepository {
     private readonly audit: AuditTrail,
     onGroupCommit?: (writes: number) => void,
   ) {
-    this.commitGroup = traits.commitGroup(db, onGroupCommit);
+    this.#commitGroup = traits.commitGroup(db, onGroupCommit);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
     const userBy = (column: 'user_id' | 'username') =>
       queryTemplate(1, (value: string) => db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value));
@@ -165,7 +165,7 @@ export class KyselyUserRepository implements UserRepository {
       return (await this.#withGroups(trx, [row]))[0];
     };
     return uniqueName(this.traits, 'username', () =>
-      this.commitGroup ? this.commitGroup.run(update) : this.db.transaction().execute(update),
+      this.#commitGroup ? this.#commitGroup.run(update) : this.db.transaction().execute(update),
     );
   }
 

@@ -1,9 +1,10 @@
 /**
- * The contract gate's own service: the real app in this process on a fresh
- * database (SQLite, or PostgreSQL under scripts/with-postgres.ts), response
- * validation on, with what only its own service allows (injected faults, a
- * trusted X-Forwarded-For, a digest of every row). The gate loads this module
- * only when it is given no --base-url.
+ * The contract gate's self-check (gate/gate.system.test.ts): the real app in
+ * the test's process on a fresh database (SQLite, or PostgreSQL under
+ * scripts/with-postgres.ts), composed from the service's parts with what only
+ * an app in process allows: injected faults, broken handlers, a trusted
+ * X-Forwarded-For, a digest of every row. `npm run contract` itself never loads
+ * it; it checks deployments (gate/local-deployment.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -18,8 +19,7 @@ import type { Handlers, JsonOperationId } from '../handlers/types.js';
 import { createHttpServer } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
 import { StoreUnavailableError } from '../store/faults.js';
-import { inspectStore } from '../store/inspection.js';
-import { openStore } from '../store/open-store.js';
+import { openInspectedStore } from '../store/testing/open-test-store.js';
 import type { Store } from '../store/repositories.js';
 import { appRoutes } from './app-routes.js';
 import { createTestDatabase } from './database.js';
@@ -36,7 +36,7 @@ export interface OwnTargetOptions {
 /** The real app in this process, on a fresh database (SQLite, or PostgreSQL under scripts/with-postgres.ts). */
 export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<GateTarget> {
   const database = await createTestDatabase();
-  const store = await openStore(database.url);
+  const { store, inspection } = await openInspectedStore(database.url);
   const armed = new Map<OperationId, Fault>();
   const take = (operationId: OperationId, fault: Fault) => {
     const hit = armed.get(operationId) === fault;
@@ -106,7 +106,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
   };
 
   return {
-    description: `its own service on a temporary ${database.url.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} database, response validation ${options.validateResponses === false ? 'off' : 'on'}`,
+    description: `the app in process on a temporary ${database.url.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} database, response validation ${options.validateResponses === false ? 'off' : 'on'}`,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     admin: await provisioner.createKey([...PERMISSIONS]),
     provisioner,
@@ -115,7 +115,6 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     routes: () => appRoutes(app),
     async snapshot() {
       // Every row of every table, hashes and all: a rejected request must change none.
-      const inspection = inspectStore(store);
       return digest(
         await Promise.all((['users', 'groups', 'user_groups', 'api_keys', 'audit_events'] as const).map((table) => inspection.rows(table))),
       );

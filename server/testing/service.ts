@@ -15,7 +15,8 @@ import { createHttpServer } from '../http/lifecycle.js';
 import { ServiceMetrics } from '../metrics.js';
 import { hashingLoad } from '../password/hashing.js';
 import { createLogger } from '../logger.js';
-import { openStore } from '../store/open-store.js';
+import { openInspectedStore } from '../store/testing/open-test-store.js';
+import type { StoreInspection } from '../store/testing/inspection.js';
 import type { User } from '../store/records.js';
 import { TEST_SETUP } from './test-setup.js';
 import type { Store } from '../store/repositories.js';
@@ -50,6 +51,8 @@ export interface TestServiceOptions {
 export interface TestService {
   baseUrl: string;
   store: Store;
+  /** The service's database row by row: what was stored beyond what the API shows. */
+  inspection: StoreInspection;
   /** Present when started with `metrics: true`. */
   metrics: ServiceMetrics | undefined;
   databaseUrl: string;
@@ -74,7 +77,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const databaseUrl = options.databaseUrl ?? database!.url;
   const opened: { store?: Store } = {};
   const metrics = options.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
-  const store = await openStore(databaseUrl, {
+  const { store, inspection } = await openInspectedStore(databaseUrl, {
     ...(options.databaseTimeouts ? { timeouts: options.databaseTimeouts } : {}),
     ...(metrics ? { onGroupCommit: metrics.observeGroupCommit } : {}),
   });
@@ -127,6 +130,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   return {
     baseUrl,
     store,
+    inspection,
     metrics,
     databaseUrl,
     admin,

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { runScript } from '../../lib/testing/run-script.js';
-import { inspectStore } from '../store/inspection.js';
 import { openStore } from '../store/open-store.js';
+import { openInspectedStore } from '../store/testing/open-test-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
 import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
 
@@ -28,24 +28,23 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
   before(async () => {
     database = await createTestDatabase();
     // A database as it was before 0003: its users inserted as the old code stored them.
-    const store = await openStore(database.url);
+    const { store, inspection } = await openInspectedStore(database.url);
     const bool = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
     for (const [index, [name, username]] of Object.entries(legacy).entries()) {
       // Ids in this order, which is the migration's: the upper-case Carol claims her name before the full-width one.
       const id = `${index.toString(16)}${randomBytes(16).toString('hex').slice(1)}`;
       ids[name as keyof typeof legacy] = id;
-      await inspectStore(store)
-        .execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+      await inspection.execute(sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
         values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
     // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
-    await inspectStore(store).execute(sql`drop table username_reports`);
-    await inspectStore(store).execute(sql`drop table audit_events`);
-    await inspectStore(store).execute(sql`drop table user_attributes`);
-    await inspectStore(store).execute(sql`alter table users drop column sessions_valid_from`);
-    await inspectStore(store).execute(sql`alter table groups drop column description`);
-    await inspectStore(store).execute(sql`alter table groups drop column priority`);
-    await inspectStore(store).execute(sql`delete from kysely_migration where name >= '0003'`);
+    await inspection.execute(sql`drop table username_reports`);
+    await inspection.execute(sql`drop table audit_events`);
+    await inspection.execute(sql`drop table user_attributes`);
+    await inspection.execute(sql`alter table users drop column sessions_valid_from`);
+    await inspection.execute(sql`alter table groups drop column description`);
+    await inspection.execute(sql`alter table groups drop column priority`);
+    await inspection.execute(sql`delete from kysely_migration where name >= '0003'`);
     await store.close();
   });
   after(() => database.drop());

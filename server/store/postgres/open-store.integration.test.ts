@@ -8,9 +8,9 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createFirstApiKey } from '../../keys/first-key.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
-import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
+import { openInspectedStore } from '../testing/open-test-store.js';
 
 describe('PostgreSQL: instances starting together', () => {
   let database: TestDatabase;
@@ -21,22 +21,24 @@ describe('PostgreSQL: instances starting together', () => {
   after(() => database?.drop());
 
   it('migrate an empty database once, whatever the interleaving, and again changes nothing', async () => {
-    const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(database.url)));
+    const opened = await Promise.all(Array.from({ length: 5 }, () => openInspectedStore(database.url)));
+    const stores = opened.map(({ store }) => store);
+    const { inspection } = opened[0]!;
     try {
-      assert.deepEqual(await inspectStore(stores[0]!).appliedMigrations(), MIGRATION_NAMES);
+      assert.deepEqual(await inspection.appliedMigrations(), MIGRATION_NAMES);
       assert.deepEqual(
         (await stores[0]!.groups.list()).map((group) => group.name),
         ['All Users'],
       );
-      const rows = await inspectStore(stores[0]!).execute(sql<{ data_type: string }>`
+      const rows = await inspection.execute(sql<{ data_type: string }>`
         select data_type from information_schema.columns where table_name = 'users' and column_name = 'locked'`);
       assert.equal(rows[0]?.data_type, 'boolean');
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
-    const reopened = await openStore(database.url);
-    assert.deepEqual(await inspectStore(reopened).appliedMigrations(), MIGRATION_NAMES);
-    await reopened.close();
+    const reopened = await openInspectedStore(database.url);
+    assert.deepEqual(await reopened.inspection.appliedMigrations(), MIGRATION_NAMES);
+    await reopened.store.close();
   });
 
   it('survive the server ending their idle connections (a restart, an administrator)', async () => {

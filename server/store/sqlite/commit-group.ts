@@ -27,8 +27,6 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class CommitGroup implements GroupCommit {
   #queued: Job[] = [];
-  /** Transactions committed (or tried), and the writes they held. */
-  readonly stats = { groups: 0, writes: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -49,8 +47,6 @@ export class CommitGroup implements GroupCommit {
   async #commit(): Promise<void> {
     const jobs = this.#queued;
     this.#queued = [];
-    this.stats.groups += 1;
-    this.stats.writes += jobs.length;
     this.onCommit?.(jobs.length);
     const outcomes: Outcome[] = [];
     try {

@@ -5,13 +5,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { explain } from '../../service-errors.js';
-import { inspectStore } from '../inspection.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
 import { openSqliteConnection, withStatementCache } from './connection.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
-import { newUserRecord } from '../testing/open-test-store.js';
+import { newUserRecord, openInspectedStore } from '../testing/open-test-store.js';
 
 describe('SQLite storage', () => {
   let directory: string;
@@ -30,7 +29,7 @@ describe('SQLite storage', () => {
     await first.close();
 
     for (let reopen = 0; reopen < 2; reopen++) {
-      const again = await openStore(url);
+      const { store: again, inspection } = await openInspectedStore(url);
       assert.deepEqual(await again.users.findById(user.user_id), user);
       const groups = await again.groups.list();
       assert.deepEqual(
@@ -38,7 +37,7 @@ describe('SQLite storage', () => {
         ['All Users'],
         'the system group is created once',
       );
-      assert.deepEqual(await inspectStore(again).appliedMigrations(), MIGRATION_NAMES, 'each migration recorded once');
+      assert.deepEqual(await inspection.appliedMigrations(), MIGRATION_NAMES, 'each migration recorded once');
       await again.close();
     }
   });
@@ -75,8 +74,8 @@ describe('SQLite storage', () => {
   });
 
   it('sets synchronous=FULL on the connection the store uses', async () => {
-    const store = await openStore(`sqlite:${join(directory, 'store.db')}`);
-    const rows = await inspectStore(store).execute(sql<{ synchronous: number }>`PRAGMA synchronous`);
+    const { store, inspection } = await openInspectedStore(`sqlite:${join(directory, 'store.db')}`);
+    const rows = await inspection.execute(sql<{ synchronous: number }>`PRAGMA synchronous`);
     assert.equal(rows[0]?.synchronous, 2);
     await store.close();
   });

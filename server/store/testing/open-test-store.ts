@@ -5,22 +5,36 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, TEST_STORE } from '../../testing/database.js';
-import { openStore } from '../open-store.js';
+import { openDatabase, serviceStore, type StoreOptions } from '../open-store.js';
 import type { NewUserRecord } from '../records.js';
 import type { Store } from '../repositories.js';
+import { inspectDatabase, type StoreInspection } from './inspection.js';
 
 export { TEST_STORE };
 
-export interface TestStore {
+export interface InspectedStore {
+  /** The store as openStore gives it to the service. */
   store: Store;
+  /** The same database seen row by row (inspection.ts). */
+  inspection: StoreInspection;
+}
+
+/** What openStore opens, and a look inside its database besides. */
+export async function openInspectedStore(databaseUrl: string, options: StoreOptions = {}): Promise<InspectedStore> {
+  const opened = await openDatabase(databaseUrl, options);
+  return { store: await serviceStore(opened, options), inspection: inspectDatabase(opened) };
+}
+
+export interface TestStore extends InspectedStore {
   close(): Promise<void>;
 }
 
 export async function openTestStore(): Promise<TestStore> {
   const database = await createTestDatabase();
-  const store = await openStore(database.url);
+  const { store, inspection } = await openInspectedStore(database.url);
   return {
     store,
+    inspection,
     async close() {
       await store.close();
       await database.drop();

@@ -1,14 +1,13 @@
 /**
- * A look inside a store, for tests and the contract gate's own service: what
- * was written beyond what the repositories return (hashes, digests, rows no
- * operation reads), and a way to plant rows as an older version stored them.
- * The service itself never uses it; `inspectStore` works on any store that
- * `openStore` opened.
+ * A look inside a test's database: what was written beyond what the
+ * repositories return (hashes, digests, rows no operation reads), and a way
+ * to run a statement as an older version or a fault would. The service never
+ * builds one; tests open their store with openInspectedStore (or
+ * openTestStore), which gives the store and this view of the same database.
  */
 import type { Kysely, RawBuilder } from 'kysely';
-import type { GroupCommit } from './database-traits.js';
-import type { Store } from './repositories.js';
-import type { Database } from './schema.js';
+import type { OpenedDatabase } from '../open-store.js';
+import type { Database } from '../schema.js';
 
 export type TableName = keyof Database;
 
@@ -18,9 +17,7 @@ export interface StoreInspection {
   rows(table: TableName): Promise<Record<string, unknown>[]>;
   /** The names of the migrations applied, in order. */
   appliedMigrations(): Promise<string[]>;
-  /** The group commit user updates go through, where they commit in groups (SQLite). */
-  readonly commitGroup: GroupCommit | undefined;
-  /** Runs one statement on the store's database and returns its rows. */
+  /** Runs one statement on the database and returns its rows. */
   execute<Row>(statement: RawBuilder<Row>): Promise<Row[]>;
 }
 
@@ -35,20 +32,11 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   user_attributes: ['user_id'],
 };
 
-const inspections = new WeakMap<Store, StoreInspection>();
-
-/** Called by openStore for each store it opens. */
-export function registerInspection(
-  store: Store,
-  db: Kysely<Database>,
-  kind: StoreInspection['kind'],
-  commitGroup: GroupCommit | undefined,
-): void {
+export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {
   // The table names are the schema's and fixed, so the dynamic references below name only those.
   const anyDb = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-  inspections.set(store, {
-    kind,
-    commitGroup,
+  return {
+    kind: traits.kind,
     async rows(table) {
       let query = anyDb.selectFrom(table).selectAll();
       for (const column of KEY_COLUMNS[table]) query = query.orderBy(column);
@@ -61,11 +49,5 @@ export function registerInspection(
     async execute(statement) {
       return (await statement.execute(db)).rows;
     },
-  });
-}
-
-export function inspectStore(store: Store): StoreInspection {
-  const inspection = inspections.get(store);
-  if (!inspection) throw new Error('inspectStore: not a store opened by openStore (a wrapped or stand-in store has nothing to inspect)');
-  return inspection;
+  };
 }

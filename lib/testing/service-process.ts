@@ -8,8 +8,8 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startScript } from '../../lib/testing/run-script.js';
-import { SERVICE_COMMAND } from '../../lib/testing/commands.js';
+import { startScript } from './run-script.js';
+import { SERVICE_COMMAND } from './commands.js';
 
 export interface ServiceProcess {
   url: string;
