@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { parse } from 'csv-parse/sync';
 import type { WorkspaceClient } from 'workspace-user-api/client';
-import { CliError, describe } from './output.js';
+import { CliError, describe } from './errors.js';
 
 const COLUMNS = ['username', 'first_name', 'last_name', 'phone', 'organization', 'password', 'locked', 'disabled'] as const;
 type Row = Partial<Record<(typeof COLUMNS)[number], string>>;
@@ -57,12 +57,12 @@ async function readRows(file: string): Promise<Row[]> {
 export async function importUsers(
   client: WorkspaceClient,
   file: string,
-  { showProgress }: { showProgress: boolean },
+  { progress }: { progress?: NodeJS.WritableStream | undefined },
 ): Promise<ImportSummary> {
   const rows = await readRows(file);
   const summary: ImportSummary = { rows: rows.length, created: 0, failed: [] };
-  const bar = showProgress
-    ? new SingleBar({ format: 'importing {bar} {value}/{total} rows | {failures} failed', stream: process.stderr }, Presets.shades_classic)
+  const bar = progress
+    ? new SingleBar({ format: 'importing {bar} {value}/{total} rows | {failures} failed', stream: progress }, Presets.shades_classic)
     : undefined;
   bar?.start(rows.length, 0, { failures: 0 });
 

@@ -1,297 +1,41 @@
+/**
+ * The workspace-users binary as a process, once: the compiled entry point
+ * hands the command line, its environment and its streams to runCli and ends
+ * with its exit code. Every command is tested in process
+ * (program.integration.test.ts).
+ */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runScript } from '../lib/testing/run-script.js';
-import { verifyPassword } from '../server/password/hashing.js';
-import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/testing/test-setup.js';
 import { CLI_COMMAND } from '../lib/testing/commands.js';
+import { runScript } from '../lib/testing/run-script.js';
+import { startTestService, type TestService } from '../server/testing/service.js';
 
-describe('the workspace-users CLI, end to end', () => {
+describe('the workspace-users binary', () => {
   let service: TestService;
-  let directory: string;
-  const cli = (args: string[], input?: string) =>
-    runScript(
-      CLI_COMMAND,
-      args,
-      { WORKSPACE_URL: service.baseUrl, WORKSPACE_API_KEY: service.admin.api_key, WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret },
-      input,
-    );
-
   before(async () => {
     service = await startTestService();
-    await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
-    directory = await mkdtemp(join(tmpdir(), 'workspace-cli-'));
   });
-  after(async () => {
-    await service.close();
-    await rm(directory, { recursive: true, force: true });
-  });
+  after(() => service.close());
 
-  it('create → update → group add by name → get → list → delete', async () => {
-    const created = await cli(
-      ['create', '--username', 'Grace@Example.com', '--first-name', 'Grace', '--password-stdin', '--json'],
+  it('reads its environment and standard input, prints to stdout and stderr, and exits 0, 1 or 2', async () => {
+    const env = {
+      WORKSPACE_URL: service.baseUrl,
+      WORKSPACE_API_KEY: service.admin.api_key,
+      WORKSPACE_API_KEY_SECRET: service.admin.api_key_secret,
+    };
+    const created = await runScript(
+      CLI_COMMAND,
+      ['create', '--username', 'bin@example.com', '--password-stdin', '--json'],
+      env,
       'Correct-Horse-42\n',
     );
     assert.equal(created.code, 0, created.stderr);
-    const { user_id } = JSON.parse(created.stdout);
-    assert.ok(
-      await verifyPassword((await service.store.users.findPasswordHash(user_id))!, 'Correct-Horse-42'),
-      'the password came from stdin, newline dropped',
-    );
-
-    const updated = await cli(['update', user_id, '--last-name', 'Hopper', '--lock', '--json']);
-    assert.equal(updated.code, 0, updated.stderr);
-    assert.equal(JSON.parse(updated.stdout).last_name, 'Hopper');
-    assert.equal(JSON.parse(updated.stdout).locked, true);
-
-    const grouped = await cli(['group', 'add', user_id, 'engineering']);
-    assert.equal(grouped.code, 0, grouped.stderr);
-
-    const got = await cli(['get', 'grace@example.com', '--json']);
-    assert.equal(got.code, 0, got.stderr);
-    const user = JSON.parse(got.stdout);
-    assert.equal(user.user_id, user_id);
-    assert.equal(user.first_name, 'Grace');
-    assert.deepEqual(
-      user.groups.map((group: { name: string }) => group.name),
-      ['All Users', 'Engineering'],
-    );
-
-    const listed = await cli(['list', '--json', '--page', '0', '--page-size', '10']);
-    assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual(
-      JSON.parse(listed.stdout).users.map((entry: { user_id: string }) => entry.user_id),
-      [user_id],
-    );
-    const table = await cli(['list']);
-    assert.match(table.stdout, /grace@example.com .*Grace Hopper .*locked/);
-
-    const removed = await cli(['group', 'remove', user_id, 'e'.repeat(32)]);
-    assert.equal(removed.code, 0, removed.stderr);
-
-    const deleted = await cli(['delete', user_id, '--yes']);
-    assert.equal(deleted.code, 0, deleted.stderr);
-    assert.equal(await service.store.users.findById(user_id), undefined);
-
-    const audit = await cli(['audit', '--user', user_id, '--json']);
-    assert.equal(audit.code, 0, audit.stderr);
-    assert.deepEqual(
-      JSON.parse(audit.stdout).events.map((event: { operation: string; actor: string }) => [event.operation, event.actor]),
-      ['deleteUser', 'removeUserGroup', 'addUserGroup', 'updateUser', 'createUser'].map((operation) => [operation, service.admin.api_key]),
-    );
-    const auditTable = await cli(['audit', '--user', user_id]);
-    assert.match(auditTable.stdout, /updateUser .*last_name, locked/);
-  });
-
-  it('lists a page, the page after it by cursor, and every user with --all', async () => {
-    for (const name of ['ann', 'bob', 'cy', 'dee', 'eve'])
-      await service.createUser({ username: `${name}@list.example`, last_name: name.toUpperCase() });
-    const everyone = await service.callAsAdmin('get_users', { sort_by: 'last_name', sort_direction: 'desc', page_size: 500 });
-    const inOrder: string[] = everyone.body.users.map((user: { username: string }) => user.username);
-    assert.ok(inOrder.length >= 5);
-
-    const first = await cli(['list', '--page-size', '2', '--sort-by', 'last_name', '--desc']);
-    assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, new RegExp(`page 0 of 0–${Math.ceil(inOrder.length / 2) - 1}, ${inOrder.length} users in all`));
-    const cursor = /next page: --cursor (\S+)/.exec(first.stdout)?.[1];
-    assert.ok(cursor, first.stdout);
-    const second = await cli(['list', '--cursor', cursor, '--page-size', '2', '--json']);
-    assert.equal(second.code, 0, second.stderr);
-    assert.deepEqual(
-      JSON.parse(second.stdout).users.map((user: { username: string }) => user.username),
-      inOrder.slice(2, 4),
-    );
-
-    const all = await cli(['list', '--all', '--page-size', '2', '--sort-by', 'last_name', '--desc', '--json']);
-    assert.equal(all.code, 0, all.stderr);
-    assert.deepEqual(
-      JSON.parse(all.stdout).map((user: { username: string }) => user.username),
-      inOrder,
-    );
-
-    const both = await cli(['list', '--page', '2', '--cursor', cursor]);
-    assert.equal(both.code, 1);
-    assert.match(both.stderr, /cannot be used with/);
-    const forged = await cli(['list', '--cursor', 'bm90LWEtY3Vyc29y']);
-    assert.equal(forged.code, 1);
-    assert.match(forged.stderr, /cursor: is not a cursor this service handed out.*\(invalid_cursor\)/);
-  });
-
-  it("fails with the service's error_message on stderr and a non-zero exit", async () => {
-    const missing = await cli(['get', '0'.repeat(32)]);
-    assert.equal(missing.code, 1);
-    assert.equal(missing.stderr, 'error: User not found (user_not_found)\n');
-    assert.equal(missing.stdout, '');
-
-    const user = await service.createUser();
-    const weak = await cli(['update', user.user_id, '--password-stdin'], 'weak\n');
-    assert.equal(weak.code, 1);
-    assert.match(weak.stderr, /^error: Password must be at least 8 characters long/);
-
-    const noGroup = await cli(['group', 'add', user.user_id, 'Nonexistent']);
-    assert.equal(noGroup.code, 1);
-    assert.match(noGroup.stderr, /no group "Nonexistent"; the groups are: All Users, Engineering/);
-
-    const wrongKey = await runScript(CLI_COMMAND, ['auth'], {
-      WORKSPACE_URL: service.baseUrl,
-      WORKSPACE_API_KEY: 'nope',
-      WORKSPACE_API_KEY_SECRET: 'nope',
-    });
-    assert.equal(wrongKey.code, 1);
-    assert.match(wrongKey.stderr, /Invalid API key or secret/);
-  });
-
-  it('takes no password as an argument, and refuses to delete unasked without a terminal', async () => {
-    const user = await service.createUser();
-    const asArgument = await cli(['update', user.user_id, '--password', 'Correct-Horse-42']);
-    assert.notEqual(asArgument.code, 0);
-    assert.match(asArgument.stderr, /unknown option '--password'/);
-
-    const unasked = await cli(['delete', user.user_id]);
-    assert.equal(unasked.code, 1);
-    assert.match(unasked.stderr, /not deleting without --yes/);
-    assert.ok(await service.store.users.findById(user.user_id), 'the user is still there');
-  });
-
-  it('imports a CSV, reporting a bad row without stopping at it', async () => {
-    const file = join(directory, 'users.csv');
-    await writeFile(
-      file,
-      [
-        'username,first_name,last_name,password,locked',
-        'ann@x.io,Ann,Lee,Correct-Horse-42,',
-        'bad user,Bad,Row,,',
-        'bob@x.io,Bob,Ray,weak,',
-        'cid@x.io,Cid,Moe,,yes',
-        '',
-      ].join('\n'),
-    );
-    const run = await cli(['import', file, '--json']);
-    assert.equal(run.code, 1, 'a failed row makes the exit non-zero');
-    const summary = JSON.parse(run.stdout);
-    assert.equal(summary.rows, 4);
-    assert.equal(summary.created, 2);
-    assert.deepEqual(
-      summary.failed.map((failure: { line: number; username: string }) => [failure.line, failure.username]),
-      [
-        [3, 'bad user'],
-        [4, 'bob@x.io'],
-      ],
-    );
-    assert.match(summary.failed[1].error, /weak_password/);
-    assert.equal((await service.store.users.findByUsername('cid@x.io'))?.locked, true, 'rows after a bad one are created');
-
-    const unknownColumn = join(directory, 'odd.csv');
-    await writeFile(unknownColumn, 'username,role\nx@x.io,admin\n');
-    const refused = await cli(['import', unknownColumn]);
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /unknown column role/);
-  });
-
-  it('prints what the service stores without letting it act on the terminal: escapes, C1 controls and bidi overrides are shown escaped', async () => {
-    // Profile fields take any text; a username cannot hold these, but names and groups can.
-    const hostile = {
-      first_name: '\x1b[2J\x1b]0;owned\x07Eve',
-      last_name: 'Smith\u202Egnp.exe',
-      organization: '\u009b31mRed\nForged line',
-    };
-    const user = await service.createUser(hostile);
-    await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' }, TEST_SETUP);
-    await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
-    for (const args of [
-      ['list'],
-      ['list', '--json'],
-      ['get', user.user_id],
-      ['get', user.user_id, '--json'],
-      ['group', 'add', user.user_id, 'no such group'],
-    ]) {
-      const run = await cli(args);
-      const output = run.stdout + run.stderr;
-      for (const raw of ['\x1b', '\x07', '\u009b', '\u202e'])
-        assert.ok(!output.includes(raw), `${args.join(' ')} printed ${JSON.stringify(raw)} raw`);
-      if (!args.includes('--json') && args[0] !== 'group') assert.match(output, /\\u\{1B\}\[2J/, args.join(' '));
-    }
-    const json = JSON.parse((await cli(['get', user.user_id, '--json'])).stdout);
-    assert.deepEqual(
-      [json.first_name, json.last_name, json.organization],
-      [hostile.first_name, hostile.last_name, hostile.organization],
-      '--json keeps the values exact',
-    );
-    assert.equal(
-      (await cli(['get', user.user_id])).stdout.split('\n').filter((line) => line.startsWith('Forged')).length,
-      0,
-      'a newline cannot forge a line',
-    );
-  });
-
-  it("logs a user out, shows and changes a user's attributes, and creates, renames and deletes a group", async () => {
-    const user = await service.createUser();
-    const logout = await cli(['logout', user.user_id]);
-    assert.equal(logout.code, 0, logout.stderr);
-    assert.notEqual((await service.store.users.findById(user.user_id))!.sessions_valid_from, null);
-
-    const keyFile = join(directory, 'id_ed25519.pub');
-    await writeFile(keyFile, 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@example.com\n');
-    const changed = await cli([
-      'attributes',
-      user.user_id,
-      '--theme',
-      'Dark',
-      '--timezone',
-      'europe/paris',
-      '--ssh-key-file',
-      keyFile,
-      '--json',
-    ]);
-    assert.equal(changed.code, 0, changed.stderr);
-    assert.deepEqual(
-      [
-        JSON.parse(changed.stdout).theme,
-        JSON.parse(changed.stdout).preferred_timezone,
-        JSON.parse(changed.stdout).ssh_public_key.split(' ')[0],
-      ],
-      ['Dark', 'Europe/Paris', 'ssh-ed25519'],
-    );
-    const shown = await cli(['attributes', user.user_id]);
-    assert.match(shown.stdout, /preferred_timezone +│ Europe\/Paris/);
-
-    const created = await cli(['group', 'create', 'Design', '--priority', '7', '--json']);
-    assert.equal(created.code, 0, created.stderr);
-    assert.equal(JSON.parse(created.stdout).priority, 7);
-    assert.equal((await cli(['group', 'rename', 'design', 'Product Design'])).code, 0);
-    const deleted = await cli(['group', 'delete', 'Product Design', '--yes']);
-    assert.equal(deleted.code, 0, deleted.stderr);
-    assert.equal(
-      (await service.store.groups.list()).some((group) => group.name.includes('Design')),
-      false,
-    );
-  });
-
-  it('has --help on every command', async () => {
-    for (const command of [
-      [],
-      ['auth'],
-      ['list'],
-      ['get'],
-      ['create'],
-      ['update'],
-      ['delete'],
-      ['group', 'add'],
-      ['group', 'remove'],
-      ['group', 'create'],
-      ['group', 'rename'],
-      ['group', 'delete'],
-      ['logout'],
-      ['attributes'],
-      ['import'],
-      ['audit'],
-    ]) {
-      const help = await cli([...command, '--help']);
-      assert.equal(help.code, 0, command.join(' '));
-      assert.match(help.stdout, /^Usage: workspace-users/);
-    }
+    assert.equal(JSON.parse(created.stdout).username, 'bin@example.com');
+    const again = await runScript(CLI_COMMAND, ['create', '--username', 'bin@example.com'], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^error: .*\(username_taken\)\n$/);
+    const usage = await runScript(CLI_COMMAND, ['list', '--bogus'], env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /unknown option '--bogus'/);
   });
 });

@@ -1,28 +1,15 @@
 /**
- * What the workspace-users CLI shows of users and failures. How anything is
- * printed (JSON, tables, escaping what could act on a terminal) is
+ * What the workspace-users CLI shows of users. How anything is printed (JSON,
+ * tables that fit the terminal, escaping what could act on it) is
  * lib/terminal-output.ts, shared with `npm run admin`.
  */
-import { printTable, terminalSafe } from '../lib/terminal-output.js';
-import type { ApiError, ClientFailure, User } from 'workspace-user-api/client';
-
-export class CliError extends Error {}
-
-/** The service's own words for what went wrong, e.g. "User not found (user_not_found)". */
-export function describe(error: ApiError | ClientFailure): string {
-  return terminalSafe(`${error.error_message} (${error.code})`);
-}
-
-/** Unwraps an SDK result, or stops with the service's error message. */
-export function dataOf<T>(result: { data?: T; error?: ApiError | ClientFailure }): T {
-  if (result.error || result.data === undefined)
-    throw new CliError(result.error ? describe(result.error) : 'empty answer from the service');
-  return result.data;
-}
+import type { User } from 'workspace-user-api/client';
+import { printTable, type Screen, terminalSafe } from '../lib/terminal-output.js';
 
 const flags = (user: User) => [user.locked ? 'locked' : '', user.disabled ? 'disabled' : ''].filter(Boolean).join(', ') || 'active';
 
-export function printUsers(users: User[]): void {
+/** One row per user; the user_id is never shortened (it is what the other commands take), the groups come last. */
+export function printUsers(users: readonly User[], screen: Screen): void {
   printTable(
     ['user_id', 'username', 'name', 'status', 'groups'],
     users.map((user) => [
@@ -32,10 +19,12 @@ export function printUsers(users: User[]): void {
       flags(user),
       user.groups.map((group) => group.name).join(', '),
     ]),
+    screen,
+    [0],
   );
 }
 
-export function printUser(user: User): void {
+export function printUser(user: User, screen: Screen): void {
   const rows: [string, string][] = [
     ['user_id', user.user_id],
     ['username', user.username],
@@ -50,5 +39,5 @@ export function printUser(user: User): void {
     ['last_session', user.last_session ?? 'never'],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  process.stdout.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${terminalSafe(value)}`).join('\n')}\n`);
+  screen.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${terminalSafe(value)}`).join('\n')}\n`);
 }

@@ -145,6 +145,7 @@ describe('the packed packages', { timeout: 300_000 }, () => {
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'cli-user', private: true }));
     await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdk.tarball, cli.tarball], project);
     const manifest = JSON.parse(await readFile(join(project, 'node_modules/workspace-users/package.json'), 'utf8')) as {
+      version: string;
       dependencies: Record<string, string>;
     };
     assert.equal(
@@ -164,5 +165,6 @@ describe('the packed packages', { timeout: 300_000 }, () => {
     await workspaceUsers('create', '--username', 'packed-cli@example.com', '--first-name', 'Installed');
     const got = await workspaceUsers('get', 'packed-cli@example.com', '--json');
     assert.equal(JSON.parse(got.stdout).first_name, 'Installed');
+    assert.equal((await workspaceUsers('--version')).stdout, `${manifest.version}\n`);
   });
 });

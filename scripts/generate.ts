@@ -96,7 +96,12 @@ async function outputsFor(root: string, name: string): Promise<Map<string, strin
   ]);
   if (name === 'workspace') {
     for (const [file, content] of pythonSdk(document)) outputs.set(`generated/python/${file}`, content);
-    for (const [file, content] of await manifestsAt(root, (document.info as { version: string }).version)) outputs.set(file, content);
+    const { version } = document.info as { version: string };
+    outputs.set(
+      'generated/workspace/version.ts',
+      `/** ${HEADER} */\n\n/** The contract's info.version, which every package carries (docs/decisions.md #22). */\nexport const VERSION = ${JSON.stringify(version)};\n`,
+    );
+    for (const [file, content] of await manifestsAt(root, version)) outputs.set(file, content);
   }
   return outputs;
 }

@@ -40,11 +40,10 @@ describe('credentials and permissions', () => {
   });
 
   it('refuses an expired key and a revoked key with the same 401', async () => {
-    const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
+    const expired = await service.createKey({ expires: new Date(Date.now() - 1_000) });
     const revoked = await service.createKey();
     assert.equal((await service.call('get_groups', revoked)).status, 200, 'the key works before it is revoked');
     assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString(), TEST_SETUP));
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     for (const key of [expired, revoked]) {
       const answer = await service.call('get_groups', key);
       assert.deepEqual(observable(answer), {
@@ -239,10 +238,9 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
   });
 
   it('gives byte-identical 401s for an unknown key, a wrong secret, an expired and a revoked key, by header and by body', async () => {
-    const expired = await service.createKey({ expires: new Date(Date.now() + 1_000) });
+    const expired = await service.createKey({ expires: new Date(Date.now() - 1_000) });
     const revoked = await service.createKey();
     assert.ok(await service.store.apiKeys.revoke(revoked.api_key, new Date().toISOString(), TEST_SETUP));
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const wrong = [
       { api_key: 'unknown-key', api_key_secret: service.admin.api_key_secret },
       { api_key: service.admin.api_key, api_key_secret: 'wrong-secret' },

@@ -1,0 +1,55 @@
+/**
+ * Everything the CLI touches outside itself: its streams, its environment and
+ * the questions it asks on a terminal. The binary (main.ts) hands it the
+ * process's own; tests hand it theirs, and run the CLI in their process.
+ */
+import { createInterface } from 'node:readline/promises';
+import password from '@inquirer/password';
+import type { Screen } from '../lib/terminal-output.js';
+
+export interface Prompter {
+  /** A line typed at the terminal, echoed (an API key id). */
+  text(question: string): Promise<string>;
+  /** A line typed without echo (a password, an API key secret). */
+  secret(question: string): Promise<string>;
+  /** Yes or no; no unless the answer is y or yes. */
+  confirm(question: string): Promise<boolean>;
+}
+
+export interface CliIo {
+  /** Data: tables, JSON. */
+  stdout: Screen;
+  /** Messages: what was done, what went wrong, prompts, the import's progress bar (when it is a terminal). */
+  stderr: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  /** Read for --password-stdin and `--ssh-key-file -`. */
+  stdin: AsyncIterable<string | Buffer>;
+  /** Whether a person is there to answer: stdin is a terminal. */
+  interactive: boolean;
+  env: Record<string, string | undefined>;
+  prompt: Prompter;
+}
+
+/** Questions on the process's terminal; prompts go to stderr, so that stdout holds only the result (e.g. --json). */
+const terminalPrompter: Prompter = {
+  async text(question) {
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return (await prompt.question(`${question} `)).trim();
+    } finally {
+      prompt.close();
+    }
+  },
+  secret: (question) => password({ message: question, mask: '*' }, { output: process.stderr }),
+  async confirm(question) {
+    return /^y(es)?$/i.test(await terminalPrompter.text(`${question} [y/N]`));
+  },
+};
+
+export const PROCESS_IO: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  interactive: Boolean(process.stdin.isTTY),
+  env: process.env,
+  prompt: terminalPrompter,
+};
