@@ -1,23 +1,9 @@
-/**
- * How the CLI ends (docs/sdks.md, exit codes): 0 when it did what it was
- * asked, 1 when an operation failed (the service refused it, a file could not
- * be read), 2 when it was asked wrongly (an unknown option, a missing
- * argument, options that exclude each other, no API key).
- */
+/** The CLI's failures, ending in exit 1 and 2 (lib/command-line.ts; docs/sdks.md, exit codes), and the service's errors as messages. */
 import type { ApiError, ClientFailure } from 'workspace-user-api/client';
+import { CommandFailure } from '../lib/command-line.js';
 import { terminalSafe } from '../lib/terminal-output.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-/** An operation that failed: its message on stderr, exit 1. */
-export class CliError extends Error {
-  readonly exitCode: number = EXIT.failed;
-}
-
-/** A command given wrongly: its message on stderr, exit 2. */
-export class UsageError extends CliError {
-  override readonly exitCode: number = EXIT.usage;
-}
+export { CommandFailure as CliError, UsageFailure as UsageError } from '../lib/command-line.js';
 
 /** The service's own words for what went wrong, e.g. "User not found (user_not_found)". */
 export function describe(error: ApiError | ClientFailure): string {
@@ -27,6 +13,6 @@ export function describe(error: ApiError | ClientFailure): string {
 /** Unwraps an SDK result, or stops with the service's error message. */
 export function dataOf<T>(result: { data?: T; error?: ApiError | ClientFailure }): T {
   if (result.error || result.data === undefined)
-    throw new CliError(result.error ? describe(result.error) : 'empty answer from the service');
+    throw new CommandFailure(result.error ? describe(result.error) : 'empty answer from the service');
   return result.data;
 }

@@ -8,7 +8,7 @@
  * WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   type components,
   createWorkspaceClient,
@@ -22,7 +22,8 @@ import {
 import { VERSION } from '../generated/workspace/version.js';
 import { isoTime } from '../lib/cli-arguments.js';
 import { printAuditEvents, printJson, printTable, terminalSafe } from '../lib/terminal-output.js';
-import { CliError, dataOf, describe, EXIT, UsageError } from './errors.js';
+import { runProgram } from '../lib/command-line.js';
+import { CliError, dataOf, describe, UsageError } from './errors.js';
 import { importUsers } from './import-users.js';
 import type { CliIo } from './io.js';
 import { printUser, printUsers } from './output.js';
@@ -465,16 +466,6 @@ function readKeyFile(file: string): string {
 }
 
 /** Runs one command line (the arguments after the program's name); resolves with the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  try {
-    await buildProgram(io).parseAsync([...argv], { from: 'user' });
-    return EXIT.ok;
-  } catch (error) {
-    // Commander has printed its own message (and the help) already; --help and --version end here too, with 0.
-    if (error instanceof CommanderError)
-      return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? EXIT.ok : EXIT.usage;
-    // Messages may quote what the service or a file said: escaped like every other output.
-    io.stderr.write(`error: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
-    return error instanceof CliError ? error.exitCode : EXIT.failed;
-  }
+export function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  return runProgram(buildProgram(io), argv, io.stderr);
 }

@@ -15,10 +15,11 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
   it('runs every scenario and writes the figures as JSON', async () => {
     const out = join(tmpdir(), `bench-smoke-${process.pid}.json`);
     try {
-      const run = await runScript('scripts/bench.ts', ['--quick', '--out', out], { BENCH_DURATION_S: '1' });
+      const run = await runScript('scripts/bench.ts', ['--quick', '--out', out], { BENCH_DURATION_S: '1', BENCH_ROUND_S: '0.5' });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /\(a\) baseline/);
       assert.match(run.stdout, /start to first 200/);
+      assert.match(run.stdout, /update_user against the baseline: \d+\.\d\d× \(median of 5 interleaved rounds, \d+\.\d\d–\d+\.\d\d\)/);
       const figures = JSON.parse(await readFile(out, 'utf8'));
       for (const key of [
         'baseline_rps',
@@ -44,7 +45,14 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 19);
+      assert.equal(figures.scenarios.length, 18);
+      // Each comparison: at least five interleaved rounds, the median inside the range of the rounds.
+      for (const name of ['update_user_vs_baseline', 'update_user_vs_mock', 'with_validation_vs_without', 'with_audit_vs_without']) {
+        const ratio = figures.comparisons[name];
+        assert.ok(ratio.rounds >= 5, name);
+        assert.ok(ratio.low > 0 && ratio.low <= ratio.median && ratio.median <= ratio.high, `${name}: ${JSON.stringify(ratio)}`);
+      }
+      assert.equal(figures.ratio_update_vs_baseline, figures.comparisons.update_user_vs_baseline.median);
       assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
       assert.ok(figures.every_user_mb > 10, 'the listing held every one of the 100,000 users');
     } finally {

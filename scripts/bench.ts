@@ -3,9 +3,17 @@
  * in the same run, on this machine (autocannon over loopback; every server
  * in a process of its own, the load in this one).
  *
- *   npm run bench                       the reference run (10 s per scenario)
- *   npm run bench -- --quick            every scenario in well under 45 s
+ *   npm run bench                       the reference run (10 s per scenario; comparisons 7 rounds of 3 s)
+ *   npm run bench -- --quick            2 s per scenario; comparisons 5 rounds of 1 s
  *   npm run bench -- --out bench.json   also write the figures as JSON
+ *
+ * A comparison (update_user against the baseline; the service against the
+ * Prism mock; update_user with and without validation and the audit trail)
+ * runs its contenders side by side, each in a process of its own, in
+ * interleaved rounds (A, B, then B, A …), and reports the median of the
+ * per-round ratios with their range: the machine's speed drifts over a run,
+ * and a ratio of two loads measured a second apart drifts far less than one of
+ * two loads measured a minute apart.
  *
  * Scenarios: (a) baseline, bare express answering a fixed user; (b) update_user
  * without a password on 10,000 users; (c) get_users, a page of 100 from
@@ -41,6 +49,9 @@ const CONNECTIONS = 50;
 const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
 /** Audit events scenario (k) pages through. */
 const AUDIT_EVENTS = quick ? 100_000 : 1_000_000;
+/** Rounds of a comparison (at least five), and each contender's load per round, in seconds. */
+const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS) || (quick ? 5 : 7));
+const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
 
 interface Measured {
   name: string;
@@ -105,15 +116,22 @@ function rssMegabytes(child: ChildProcess): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/**
+ * How often autocannon samples. It stops a load at the first sample after its
+ * duration, so at its default of a second a one-second load would take up to two.
+ */
+const SAMPLE_MS = 100;
+
 async function load(name: string, options: autocannon.Options): Promise<Measured> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options });
   return measured(name, result);
 }
 
+/** A load's figures; req/s from the requests completed and the time they took (autocannon's average is per sample). */
 function measured(name: string, result: autocannon.Result): Measured {
   return {
     name,
-    rps: Math.round(result.requests.average),
+    rps: Math.round(result.requests.total / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
@@ -134,6 +152,64 @@ function posting(path: string, body: () => unknown): autocannon.Options['request
 
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
 
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One side of a comparison: a server and the load it gets. */
+interface Contender {
+  name: string;
+  url: string;
+  requests: autocannon.Options['requests'];
+}
+
+/** A contender's ratio to the first of its comparison: the median of the per-round ratios, and their range. */
+interface Ratio {
+  median: number;
+  low: number;
+  high: number;
+  rounds: number;
+}
+
+/**
+ * The contenders in interleaved rounds, after a warm-up round each that is not
+ * counted: forward in even rounds, backward in odd ones, so that neither is
+ * always the one measured later. Each contender's figures are the medians of
+ * its rounds; each ratio is to the first contender, round by round.
+ */
+async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[] }> {
+  const run = (contender: Contender, duration: number) =>
+    autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests });
+  for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
+  const rounds: Measured[][] = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = contenders.map((_, index) => index);
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) rounds[index]!.push(measured(contenders[index]!.name, await run(contenders[index]!, ROUND_S)));
+  }
+  const results = contenders.map((contender, index) => {
+    const mine = rounds[index]!;
+    return {
+      name: contender.name,
+      rps: Math.round(median(mine.map((round) => round.rps))),
+      p50: median(mine.map((round) => round.p50)),
+      p99: median(mine.map((round) => round.p99)),
+      errors: mine.reduce((sum, round) => sum + round.errors, 0),
+    };
+  });
+  const ratios = rounds.slice(1).map((mine) => {
+    const perRound = mine.map((round, index) => round.rps / rounds[0]![index]!.rps);
+    const round3 = (value: number) => Number(value.toFixed(3));
+    return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
+  });
+  return { results, ratios };
+}
+
+const shown = (ratio: Ratio) =>
+  `${ratio.median.toFixed(2)}× (median of ${ratio.rounds} interleaved rounds, ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)})`;
+
 async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'workspace-bench-'));
   const results: Measured[] = [];
@@ -147,29 +223,30 @@ async function main(): Promise<void> {
       target_user: { user_id: pick(ids), organization: `org-${Math.random().toString(36).slice(2, 8)}` },
     });
 
-    // (a) The baseline.
+    // (a) The baseline and (b) update_user, full validation and a durable commit, on 10,000 users: interleaved.
     const baseline = await startServer('scripts/bench/baseline-server.ts', {}, (url) =>
       fetch(`${url}/api/public/update_user`, { method: 'POST' }),
     );
-    results.push(
-      await load('(a) baseline: bare express', {
-        url: baseline.url,
-        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
-      }),
-    );
-    await baseline.stop();
-
-    // (b) update_user, full validation and a durable commit, on 10,000 users.
     const service = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, ready);
     const rssBefore = rssMegabytes(service.child);
-    results.push(
-      await load('(b) update_user, 10k users', {
-        url: service.url,
-        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
-      }),
-    );
+    const updates = posting('/api/public/update_user', updateBody(small.userIds, small.credentials));
+    const againstBaseline = await compare([
+      { name: '(a) baseline: bare express', url: baseline.url, requests: updates },
+      { name: '(b) update_user, 10k users', url: service.url, requests: updates },
+    ]);
+    results.push(...againstBaseline.results);
+    await baseline.stop();
     figures.rss_before_mb = rssBefore;
     figures.rss_after_mb = rssMegabytes(service.child);
+
+    // (e) The Prism mock answering update_user, against the service: interleaved.
+    const mock = await startPrism('workspace', await freePort());
+    const againstMock = await compare([
+      { name: '(e) Prism mock, update_user', url: mock.url, requests: updates },
+      { name: '    update_user, against the mock', url: service.url, requests: updates },
+    ]);
+    results.push(againstMock.results[0]!);
+    await mock.stop();
 
     // (d) Password changes (argon2id) and, at the same time, other requests' p99.
     const getUser = () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds) } });
@@ -192,28 +269,26 @@ async function main(): Promise<void> {
     results.push(hashing, alone, during);
     await service.stop();
 
-    // (b) in three variants, back to back and all under tsx, so that only the variant differs:
-    // as served, without request validation (what validating costs), and (j) without the audit
+    // (b) in three variants, all under tsx so that only the variant differs, interleaved: as
+    // served, without request validation (what validating costs), and (j) without the audit
     // trail (what it costs; target: with it, at least 0.9x the req/s without).
-    const variant = async (name: string, label: string) => {
-      const server = await startServer(
+    const variant = (name: string) =>
+      startServer(
         'scripts/bench/variant-server.ts',
         { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}`, BENCH_VARIANT: name },
         ready,
       );
-      const result = await load(label, {
-        url: server.url,
-        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
-      });
-      await server.stop();
-      results.push(result);
-      return result;
-    };
-    const asServed = await variant('as-served', '    update_user, under tsx');
-    const withoutValidation = await variant('no-validation', '    update_user, no validation');
-    const withoutAudit = await variant('no-audit', '(j) update_user, no audit trail');
-    const asServedAgain = await variant('as-served', '    update_user, under tsx again');
-    const withAudit = Math.round((asServed.rps + asServedAgain.rps) / 2);
+    const variants = [await variant('as-served'), await variant('no-validation'), await variant('no-audit')];
+    const [asServedUrl, withoutValidationUrl, withoutAuditUrl] = variants.map((server) => server.url);
+    const parts = await compare([
+      { name: '    update_user, under tsx', url: asServedUrl!, requests: updates },
+      { name: '    update_user, no validation', url: withoutValidationUrl!, requests: updates },
+      { name: '(j) update_user, no audit trail', url: withoutAuditUrl!, requests: updates },
+    ]);
+    results.push(...parts.results);
+    for (const server of variants) await server.stop();
+    const [asServed, withoutValidation, withoutAudit] = parts.results as [Measured, Measured, Measured];
+    const [validationRatio, auditRatio] = parts.ratios as [Ratio, Ratio];
 
     // (k) get_audit_events: a page of 100 at a random depth of AUDIT_EVENTS events, by cursor, at one connection.
     const trail = await seedAuditEvents(join(directory, 'audit.db'), AUDIT_EVENTS);
@@ -238,6 +313,7 @@ async function main(): Promise<void> {
       url: steady.url,
       connections: CONNECTIONS,
       duration: MEMORY_DURATION_S,
+      sampleInt: SAMPLE_MS,
       requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
     });
     clearInterval(sampler);
@@ -330,16 +406,6 @@ async function main(): Promise<void> {
     });
     await big.stop();
 
-    // (e) The Prism mock.
-    const mock = await startPrism('workspace', await freePort());
-    results.push(
-      await load('(e) Prism mock, update_user', {
-        url: mock.url,
-        requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
-      }),
-    );
-    await mock.stop();
-
     // (f) The sample server.
     const sample = await startServer(SAMPLE, {}, (url) => fetch(`${url}/api/data`));
     results.push(await load('(f) sample /api/data', { url: `${sample.url}/api/data` }));
@@ -356,17 +422,30 @@ async function main(): Promise<void> {
 
     const named = (prefix: string) => results.find((result) => result.name.startsWith(prefix))!;
     const [a, b, c, d] = [named('(a)'), named('(b)'), named('(c)'), named('(d)')];
+    // As-served against each variant, round by round: the ratios compare() gave, inverted.
+    const asServedOver = (ratio: Ratio): Ratio => ({
+      median: Number((1 / ratio.median).toFixed(3)),
+      low: Number((1 / ratio.high).toFixed(3)),
+      high: Number((1 / ratio.low).toFixed(3)),
+      rounds: ratio.rounds,
+    });
+    const comparisons = {
+      update_user_vs_baseline: againstBaseline.ratios[0]!,
+      update_user_vs_mock: againstMock.ratios[0]!,
+      with_validation_vs_without: asServedOver(validationRatio),
+      with_audit_vs_without: asServedOver(auditRatio),
+    };
     Object.assign(figures, {
       baseline_rps: a.rps,
       update_user_rps: b.rps,
       update_user_p50_ms: b.p50,
       update_user_p99_ms: b.p99,
-      ratio_update_vs_baseline: Number((b.rps / a.rps).toFixed(3)),
+      ratio_update_vs_baseline: comparisons.update_user_vs_baseline.median,
       update_user_unvalidated_rps: withoutValidation.rps,
-      update_user_tsx_rps: withAudit,
-      validator_cost_ratio: Number((1 - asServed.rps / withoutValidation.rps).toFixed(3)),
+      update_user_tsx_rps: asServed.rps,
+      validator_cost_ratio: Number((1 - comparisons.with_validation_vs_without.median).toFixed(3)),
       update_user_unaudited_rps: withoutAudit.rps,
-      audit_trail_ratio: Number((withAudit / withoutAudit.rps).toFixed(3)),
+      audit_trail_ratio: comparisons.with_audit_vs_without.median,
       audit_events: AUDIT_EVENTS,
       get_audit_events_p99_ms_one_connection: auditPage.p99,
       get_users_rps: c.rps,
@@ -403,9 +482,11 @@ async function main(): Promise<void> {
         `(g) start to first 200: ${figures.startup_ms} ms${startups.length > 1 ? ` (median of ${startups.join(', ')})` : ''}`,
         `(i) every one of 100,000 users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${figures.every_user_rss_before_mb} → peak ${figures.every_user_rss_peak_mb} MB (+${figures.every_user_rss_growth_mb}); ` +
           `get_user p99 ${figures.get_user_p99_alone_100k_ms} ms alone, ${figures.get_user_p99_during_listings_ms} ms during ${figures.every_user_concurrent_listings} listings by 10 clients`,
-        `validation costs update_user ${Math.round(figures.validator_cost_ratio! * 100)} % of its req/s (${withoutValidation.rps} req/s without it)`,
-        `(j) with its audit trail update_user runs at ${figures.audit_trail_ratio}× of its req/s without (${withAudit} against ${withoutAudit.rps} req/s, under tsx, with run before and after; target ≥ 0.9); ` +
-          `(k) get_audit_events p99 ${auditPage.p99} ms at one connection over ${AUDIT_EVENTS.toLocaleString('en')} events (target ≤ 10 ms)`,
+        `update_user against the baseline: ${shown(comparisons.update_user_vs_baseline)}`,
+        `update_user against the Prism mock: ${shown(comparisons.update_user_vs_mock)}`,
+        `update_user with validation against without: ${shown(comparisons.with_validation_vs_without)} (${withoutValidation.rps} req/s without it)`,
+        `(j) update_user with its audit trail against without: ${shown(comparisons.with_audit_vs_without)} (target ≥ 0.9)`,
+        `(k) get_audit_events p99 ${auditPage.p99} ms at one connection over ${AUDIT_EVENTS.toLocaleString('en')} events (target ≤ 10 ms)`,
         `service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after; ` +
           `(h) ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}; lowest point, second half against first: ${figures.memory_rss_floor_growth_mb! >= 0 ? '+' : ''}${figures.memory_rss_floor_growth_mb} MB)`,
         '',
@@ -414,7 +495,7 @@ async function main(): Promise<void> {
     if (outFile)
       await writeFile(
         outFile,
-        `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, ...figures, scenarios: results }, null, 2)}\n`,
+        `${JSON.stringify({ duration_s: DURATION_S, connections: CONNECTIONS, rounds: ROUNDS, round_s: ROUND_S, ...figures, comparisons, scenarios: results }, null, 2)}\n`,
       );
   } finally {
     await rm(directory, { recursive: true, force: true });

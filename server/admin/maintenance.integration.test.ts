@@ -1,21 +1,20 @@
 /**
  * `admin status` and `admin migrate` on a database an older version made, as
- * a deploy pipeline runs them: run as the compiled command, on each store.
+ * a deploy pipeline runs them (in process: server/testing/admin.ts), on each store.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Migrator, sql } from 'kysely';
-import { runScript } from '../../lib/testing/run-script.js';
 import { MIGRATION_NAMES, MIGRATIONS } from '../store/migrations.js';
 import { openDatabase } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
-import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
+import { admin as runAdmin } from '../testing/admin.js';
 
 const OLDER = MIGRATION_NAMES.slice(0, -1);
 
 describe(`admin status and admin migrate on an older database (${TEST_STORE})`, () => {
   let database: TestDatabase;
-  const admin = (...args: string[]) => runScript(ADMIN_COMMAND, args, { DATABASE_URL: database.url });
+  const admin = (...args: string[]) => runAdmin(database.url, args);
 
   before(async () => {
     database = await createTestDatabase({ empty: true });

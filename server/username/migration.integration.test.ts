@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { runScript } from '../../lib/testing/run-script.js';
 import { openStore } from '../store/open-store.js';
 import { openInspectedStore } from '../store/testing/open-test-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
-import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
+import { admin } from '../testing/admin.js';
 
 const legacy = {
   fullWidth: 'ＡＤＭＩＮ',
@@ -71,12 +70,12 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
   });
 
   it('lists the kept names for the operator, escaped for the terminal', async () => {
-    const run = await runScript(ADMIN_COMMAND, ['username-report'], { DATABASE_URL: database.url });
+    const run = await admin(database.url, ['username-report']);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /dave\\u\{200B\}/);
     assert.ok(!run.stdout.includes('\u200b'));
     assert.match(run.stdout, /update_user/);
-    const json = JSON.parse((await runScript(ADMIN_COMMAND, ['username-report', '--json'], { DATABASE_URL: database.url })).stdout);
+    const json = JSON.parse((await admin(database.url, ['username-report', '--json'])).stdout);
     assert.equal(json.length, 3);
   });
 });
