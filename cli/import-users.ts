@@ -41,12 +41,12 @@ async function readRows(file: string): Promise<Row[]> {
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const rows = parse(text, {
+  const rows = parse<Row>(text, {
     columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()),
     skip_empty_lines: true,
     trim: false,
     bom: true,
-  }) as Row[];
+  });
   const header = Object.keys(rows[0] ?? {});
   const unknown = header.filter((name) => !(COLUMNS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new CliError(`${file}: unknown column ${unknown.join(', ')}; the columns are ${COLUMNS.join(', ')}`);

@@ -49,7 +49,7 @@ export const PROCESS_IO: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
-  interactive: Boolean(process.stdin.isTTY),
+  interactive: process.stdin.isTTY,
   env: process.env,
   prompt: terminalPrompter,
 };

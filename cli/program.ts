@@ -159,21 +159,21 @@ function buildProgram(io: CliIo): Command {
             if (error instanceof WorkspaceCallError) throw new CliError(describe(error.error));
             throw error;
           }
-          if (options.json) return json({ users, total: users.length });
+          if (options.json) return void json({ users, total: users.length });
           printUsers(users, io.stdout);
           io.stdout.write(`${users.length} users\n`);
           return;
         }
         if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined) {
           const everyone = dataOf(await client().getUsers(order));
-          if (options.json) return json(everyone);
+          if (options.json) return void json(everyone);
           printUsers(everyone.users, io.stdout);
           io.stdout.write(`${everyone.total} users\n`);
           return;
         }
         const start = options.cursor ? { cursor: options.cursor } : { page: options.page ?? 0 };
         const page = dataOf(await client().getUsers({ ...start, ...order, page_size: options.pageSize ?? 100 }));
-        if (options.json) return json(page);
+        if (options.json) return void json(page);
         printUsers(page.users, io.stdout);
         const where =
           page.page !== undefined && page.page_size
@@ -191,7 +191,7 @@ function buildProgram(io: CliIo): Command {
     .option('--json', 'print JSON: the user')
     .action(async (named: string, options: { json?: boolean }) => {
       const user = await resolveUser(client(), named);
-      if (options.json) return json(user);
+      if (options.json) return void json(user);
       printUser(user, io.stdout);
     });
 
@@ -219,7 +219,7 @@ function buildProgram(io: CliIo): Command {
         },
       }),
     );
-    if (options.json) return json(user);
+    if (options.json) return void json(user);
     printUser(user, io.stdout);
   });
 
@@ -257,7 +257,7 @@ function buildProgram(io: CliIo): Command {
     const { user } = dataOf(
       await sdk.updateUser({ target_user: { user_id, ...changes, ...(password !== undefined ? { password } : {}) } }),
     );
-    if (options.json) return json(user);
+    if (options.json) return void json(user);
     printUser(user, io.stdout);
   });
 
@@ -329,7 +329,7 @@ function buildProgram(io: CliIo): Command {
             ? await sdk.getAttributes({ target_user: { user_id } })
             : await sdk.updateUserAttributes({ target_user_attributes: { user_id, ...changes } }),
         );
-        if (options.json) return json(user_attributes);
+        if (options.json) return void json(user_attributes);
         const { user_id: _user, user_attributes_id: _id, ...shown } = user_attributes;
         printTable(
           ['attribute', 'value'],
@@ -375,7 +375,7 @@ function buildProgram(io: CliIo): Command {
           },
         }),
       );
-      if (options.json) return json(created);
+      if (options.json) return void json(created);
       note(`created ${terminalSafe(created.name)} (${created.group_id})`);
     });
 
@@ -428,7 +428,7 @@ function buildProgram(io: CliIo): Command {
           ...(options.cursor ? { cursor: options.cursor } : {}),
         }),
       );
-      if (options.json) return json(page);
+      if (options.json) return void json(page);
       printAuditEvents(page.events, io.stdout);
       if (page.next_cursor) io.stdout.write(`older events: --cursor ${page.next_cursor}\n`);
     });

@@ -194,7 +194,8 @@ describe('the TypeScript SDK against the real service', () => {
       baseUrl: service.baseUrl,
       ...service.admin,
       timeoutMs: 50,
-      fetch: (request) => new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
+      fetch: (request) =>
+        new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason as Error))),
     }).getGroups();
     assert.equal(stalled.error?.code, 'timeout');
     assert.match(stalled.error?.error_message ?? '', /within 50 ms/);

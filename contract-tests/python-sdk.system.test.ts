@@ -99,7 +99,7 @@ describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type 
       );
       const failed = await check(mistake).then(
         () => assert.fail('mypy accepted the mistakes'),
-        (error: { stdout: string }) => error.stdout,
+        (error: unknown) => (error as { stdout: string }).stdout,
       );
       assert.match(
         failed,

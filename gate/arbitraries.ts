@@ -76,7 +76,7 @@ export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitr
           return [name, overrides[name]?.(fromSchema) ?? fromSchema];
         }),
       );
-      return fc.record(model, { requiredKeys: resolved.required ?? [] }) as fc.Arbitrary<Json>;
+      return fc.record(model, { requiredKeys: resolved.required ?? [] });
     }
     case 'string':
       return stringArbitrary(resolved);

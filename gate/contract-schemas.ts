@@ -47,7 +47,7 @@ function createAjv(): Ajv2020 {
   for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword(keyword);
   // Refs in the bundle are document-local (#/components/schemas/…): register
   // the components as $defs of one schema and point every $ref there.
-  ajv.addSchema({ $id: DOCUMENT_ID, $defs: rebase(document.components.schemas) } as Schema);
+  ajv.addSchema({ $id: DOCUMENT_ID, $defs: rebase(document.components.schemas) });
   return ajv;
 }
 

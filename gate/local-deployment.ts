@@ -33,7 +33,7 @@ export async function startLocalDeployment(): Promise<GateTarget> {
       ...deployment,
       description: 'its own deployment (the compiled service on a temporary SQLite database, response validation on)',
       trustsForwardedFor: true,
-      logs: service.stdout,
+      logs: () => service.stdout(),
       close,
     };
   } catch (error) {

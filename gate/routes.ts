@@ -70,7 +70,7 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
   for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
     for (const spelling of [operation.path.toUpperCase(), `${operation.path}/`]) {
       const answer = await send(target.baseUrl, {
-        method: operation.httpMethod as 'GET' | 'POST',
+        method: operation.httpMethod,
         path: spelling,
         headers: { 'Content-Type': 'application/json' },
         body: operation.method === 'post' ? '{}' : undefined,

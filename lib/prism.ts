@@ -38,9 +38,9 @@ export async function startPrism(
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Prism did not start on ${url}:\n${log}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       if (output === 'inherit') process.stdout.write(chunk);
-      log += chunk;
+      log += chunk.toString();
       if (log.includes('Prism is listening')) {
         clearTimeout(timer);
         resolve();

@@ -7,10 +7,11 @@ export function fitColumns(natural: readonly number[], least: readonly number[],
   const widths = [...natural];
   let excess = widths.reduce((sum, width) => sum + width, 0) - available;
   while (excess > 0) {
-    let widest = -1;
-    for (const [index, width] of widths.entries()) if (width > least[index]! && (widest === -1 || width > widths[widest]!)) widest = index;
-    if (widest === -1) break; // as narrow as it can be: the terminal wraps the rest
-    widths[widest]! -= 1;
+    let widest: { index: number; width: number } | undefined;
+    for (const [index, width] of widths.entries())
+      if (width > (least[index] ?? 0) && (widest === undefined || width > widest.width)) widest = { index, width };
+    if (widest === undefined) break; // as narrow as it can be: the terminal wraps the rest
+    widths[widest.index] = widest.width - 1;
     excess -= 1;
   }
   return widths;

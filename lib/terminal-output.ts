@@ -26,7 +26,7 @@ const utf16Escapes = (char: string) =>
 
 /** The text with every control and invisible formatting character (newlines too) shown as `\u{…}`. */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+  return text.replace(UNSAFE, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
 }
 
 /** JSON of the same value, with the characters a terminal may act on written as \u escapes. */
@@ -57,7 +57,7 @@ export function renderTable(head: readonly string[], rows: readonly string[][], 
   const frame = head.length * (PADDING + 1) + 1;
   const fits = width === undefined || natural.reduce((sum, columnWidth) => sum + columnWidth, 0) + frame <= width;
   const least = natural.map((columnWidth, column) =>
-    whole.includes(column) ? columnWidth : Math.min(columnWidth, Math.max(stringWidth(head[column]!), LEAST_WIDTH)),
+    whole.includes(column) ? columnWidth : Math.min(columnWidth, Math.max(stringWidth(head[column] ?? ''), LEAST_WIDTH)),
   );
   const table = new Table({
     head: [...head],

@@ -24,13 +24,13 @@ async function main(): Promise<void> {
     startPrism('workspace', port('MOCK_PORT', 4010), host, 'inherit'),
     startPrism('sample', port('MOCK_SAMPLE_PORT', 4011), host, 'inherit'),
   ]);
-  process.stdout.write(`\nMock workspace API:   ${mocks[0]!.url}\nMock sample server:   ${mocks[1]!.url}\n\n`);
+  process.stdout.write(`\nMock workspace API:   ${mocks[0].url}\nMock sample server:   ${mocks[1].url}\n\n`);
   const stopAll = async () => {
     await Promise.all(mocks.map((mock) => mock.stop()));
     process.exit(0);
   };
-  process.on('SIGINT', stopAll);
-  process.on('SIGTERM', stopAll);
+  process.on('SIGINT', () => void stopAll());
+  process.on('SIGTERM', () => void stopAll());
   // If either mock dies, stop the other: half a mock is worse than none.
   await Promise.race(mocks.map((mock) => once(mock.process, 'exit')));
   await Promise.all(mocks.map((mock) => mock.stop()));

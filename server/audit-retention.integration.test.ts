@@ -26,7 +26,15 @@ describe(`audit retention (${TEST_STORE})`, () => {
       await inspection.execute(sql`update audit_events set time = ${time} where target_user_id = ${user.user_id}`);
     }
     let logged = '';
-    const logger = createLogger('info', new Writable({ write: (chunk, _encoding, done) => void ((logged += chunk), done()) }));
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write: (chunk, _encoding, done) => {
+          logged += String(chunk);
+          done();
+        },
+      }),
+    );
 
     const yearly = startAuditRetention(store, { days: 365, batch: 2, logger, now: () => now, intervalMs: 3_600_000 });
     try {

@@ -119,7 +119,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
   it('lets a page on another origin read /api/data with credentials, after a preflight', async () => {
     const page = await browser.newPage();
     await page.goto(originUrl);
-    const { data } = (await page.evaluate('window.results')) as PageResults;
+    const { data } = await page.evaluate<PageResults>('window.results');
     await page.screenshot({ path: join(SCREENSHOTS, 'cross-origin-page.png'), fullPage: true });
     assert.equal(data.reached, true, data.error);
     assert.equal(data.status, 200);
@@ -132,7 +132,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
   it('blocks the same page from a credentialed read of the workspace service', async () => {
     const page = await browser.newPage();
     await page.goto(originUrl);
-    const { workspace } = (await page.evaluate('window.results')) as PageResults;
+    const { workspace } = await page.evaluate<PageResults>('window.results');
     assert.equal(workspace.reached, false, 'the browser let the page read the workspace service');
     assert.match(workspace.error ?? '', /TypeError/);
     assert.ok(!/validate_credentials.*"statusCode":200/.test(service.logs()), 'the POST itself never ran');

@@ -9,6 +9,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
+import { present } from '../lib/present.js';
 
 export interface Config {
   host: string;
@@ -166,9 +167,9 @@ const shown = (value: unknown) => JSON.stringify(typeof value === 'string' && va
 function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const [issue] = result.error.issues;
-  const name = String(issue!.path[0]);
-  throw new ConfigError(`${name}=${shown(env[name])} is not allowed: expected ${issue!.message}`);
+  const issue = present(result.error.issues[0], "the first of the failed parse's issues");
+  const name = String(issue.path[0]);
+  throw new ConfigError(`${name}=${shown(env[name])} is not allowed: expected ${issue.message}`);
 }
 
 const connectionsOf = (settings: z.output<typeof sampleSchema>): ConnectionLimits => ({

@@ -91,6 +91,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // One line naming the cause (a bad setting, EACCES, EROFS, ENOSPC …); a stack only for what nobody foresaw.
   const expected = error instanceof ConfigError || error instanceof StoreOpenError || error instanceof FirstKeyError;
-  process.stderr.write(`workspace-user-api: cannot start: ${expected ? explain(error) : String((error as Error)?.stack ?? error)}\n`);
+  process.stderr.write(
+    `workspace-user-api: cannot start: ${expected ? explain(error) : String((error as Error | undefined)?.stack ?? error)}\n`,
+  );
   process.exit(1);
 });

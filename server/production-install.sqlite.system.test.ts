@@ -60,11 +60,11 @@ interface Started {
 async function startNpm(script: string, cwd: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
   const child = spawn('npm', ['run', script, '--silent'], { cwd, env: { ...process.env, ...env }, detached: true });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm run ${script} did not start within 30 s:\n${output}`)), 30_000);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);

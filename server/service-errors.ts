@@ -4,6 +4,7 @@
  */
 import type { components } from '../generated/workspace/types.js';
 import type { StoreFaultKind } from './store/faults.js';
+import { inspect } from 'node:util';
 
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -36,7 +37,7 @@ export class ServiceError extends Error {
 export function explain(error: unknown): string {
   const parts: string[] = [];
   for (let current = error, depth = 0; current !== undefined && depth < 8; depth++) {
-    const message = current instanceof Error ? current.message : String(current);
+    const message = current instanceof Error ? current.message : typeof current === 'string' ? current : inspect(current);
     const code = (current as NodeJS.ErrnoException | undefined)?.code;
     const part = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
     if (!parts.at(-1)?.endsWith(part)) parts.push(part);

@@ -29,7 +29,7 @@ function declaredProperties(
   schema: Schema | undefined,
   into = new Map<string, Schema[]>(),
 ): Map<string, Schema[]> {
-  const resolved = resolveReference<Schema>(document, schema);
+  const resolved = resolveReference(document, schema);
   if (!resolved || typeof resolved !== 'object') return into;
   for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) {
     into.set(name, [...(into.get(name) ?? []), property]);
@@ -49,7 +49,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * by item against `items`. Anything else comes back as it is.
  */
 export function declaredFields(document: OpenApiDocument, schema: Schema | undefined, value: unknown): unknown {
-  const resolved = resolveReference<Schema>(document, schema);
+  const resolved = resolveReference(document, schema);
   if (Array.isArray(value)) return value.map((item) => declaredFields(document, resolved?.items, item));
   if (!isPlainObject(value)) return value;
   if (!resolved || typeof resolved !== 'object') return value;

@@ -9,7 +9,6 @@ import { projectFile } from '../project-root.js';
 export type ContractName = 'workspace' | 'sample';
 
 /** An OpenAPI document as JSON: loosely typed, since each reader looks at different parts. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each reader walks the parts it knows.
 export type OpenApiDocument = Record<string, any>;
 
 /** The bundle's path: JSON for programs (parsing YAML took a tenth of every start), YAML for people. */

@@ -54,7 +54,7 @@ function requiredPermission(operationId: string, value: unknown): RequiredPermis
   throw new Error(`operation ${operationId} has no valid x-permission (found ${JSON.stringify(value)})`);
 }
 
-const resolve = (value: unknown) => resolveReference<OpenApiDocument>(WORKSPACE_DOCUMENT, value as OpenApiDocument | undefined);
+const resolve = (value: unknown) => resolveReference(WORKSPACE_DOCUMENT, value as OpenApiDocument | undefined);
 
 function takesPassword(operation: OpenApiDocument): boolean {
   const body = resolve(operation.requestBody?.content['application/json']?.schema);

@@ -131,7 +131,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .action(async (options: { json?: boolean }) => {
       const keys = await withStore((store) => store.apiKeys.list());
       const described = keys.map(({ secret_digest: _digest, ...key }) => ({ ...key, status: keyStatus({ ...key, secret_digest: '' }) }));
-      if (options.json) return json(described);
+      if (options.json) return void json(described);
       printTable(
         ['api_key', 'name', 'status', 'permissions', 'created', 'expires'],
         described.map((key) => [key.api_key, key.name, key.status, key.permissions.join(', '), key.created, key.expires ?? 'never']),
@@ -186,7 +186,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
       const groups = await withStore((store) => store.groups.list());
-      if (options.json) return json(groups);
+      if (options.json) return void json(groups);
       printTable(
         ['group_id', 'name', 'system'],
         groups.map((group) => [group.group_id, group.name, group.is_system ? 'yes' : 'no']),
@@ -201,7 +201,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
       const reports = await withStore((store) => store.users.listUsernameReports());
-      if (options.json) return json(reports);
+      if (options.json) return void json(reports);
       if (reports.length === 0) return void stdout.write('every stored username meets the username profile\n');
       printTable(
         ['user_id', 'username', 'why', 'reported'],
@@ -227,7 +227,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
           ...(options.since ? { since: options.since } : {}),
         }),
       );
-      if (options.json) return json(events);
+      if (options.json) return void json(events);
       printAuditEvents(events, stdout);
     });
 
@@ -237,7 +237,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const status = await schemaStatus(databaseUrl());
-      if (options.json) return json(status);
+      if (options.json) return void json(status);
       printStatus(status, stdout);
     });
 
@@ -247,7 +247,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { applied, status } = await migrateDatabase(databaseUrl());
-      if (options.json) return json({ ...status, newly_applied: applied });
+      if (options.json) return void json({ ...status, newly_applied: applied });
       stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'nothing to apply: the schema is current\n');
       printStatus(status, stdout);
     });

@@ -13,23 +13,26 @@ function changesOf(sent: RequestBody<'updateUserAttributes'>['target_user_attrib
   const changes: AttributeChanges = { ...flags };
   if (default_image !== undefined) changes.default_image = default_image === '' ? null : canonicalId(default_image);
   const refused: ErrorDetail[] = [];
-  let privateKey = false;
+  /** Checks one field; true when what was sent is a private key. */
   const check = (
     field: 'ssh_public_key' | 'preferred_language' | 'preferred_timezone',
     value: string | undefined,
     rule: (text: string) => Verdict,
-  ) => {
-    if (value === undefined) return;
+  ): boolean => {
+    if (value === undefined) return false;
     const verdict = rule(value);
-    if (verdict.ok) changes[field] = verdict.value;
-    else {
-      refused.push({ path: `${AT}/${field}`, message: verdict.reason });
-      privateKey ||= verdict.privateKey === true;
+    if (verdict.ok) {
+      changes[field] = verdict.value;
+      return false;
     }
+    refused.push({ path: `${AT}/${field}`, message: verdict.reason });
+    return verdict.privateKey === true;
   };
-  check('ssh_public_key', ssh_public_key, sshPublicKey);
-  check('preferred_language', preferred_language, languageTag);
-  check('preferred_timezone', preferred_timezone, timeZone);
+  const privateKey = [
+    check('ssh_public_key', ssh_public_key, sshPublicKey),
+    check('preferred_language', preferred_language, languageTag),
+    check('preferred_timezone', preferred_timezone, timeZone),
+  ].includes(true);
   if (privateKey) {
     // Its own code, so that a client can tell its user plainly; the key itself is in no answer and no log.
     throw new ServiceError(

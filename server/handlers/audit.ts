@@ -3,6 +3,7 @@ import { ServiceError } from '../service-errors.js';
 import { canonicalId } from './ids.js';
 import { invalidCursor } from './user-cursor.js';
 import type { Handlers, Services } from './types.js';
+import { present } from '../../lib/present.js';
 
 /** Events per page when the request names no page_size. */
 export const AUDIT_PAGE_SIZE = 100;
@@ -45,7 +46,7 @@ export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEven
         ...(since === undefined ? {} : { since: asStored(since, 'since') }),
         ...(until === undefined ? {} : { until: asStored(until, 'until') }),
       });
-      return { events, next_cursor: more ? auditCursor(events.at(-1)!.event_id) : null };
+      return { events, next_cursor: more ? auditCursor(present(events.at(-1), 'the last event of a page').event_id) : null };
     },
   };
 }

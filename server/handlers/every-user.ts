@@ -20,6 +20,7 @@ import { StreamedJson } from '../http/streamed-json.js';
 import type { SortableField } from '../../lib/contract/operations.js';
 import type { UserListing, UserQuery } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
+import { present } from '../../lib/present.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
 /** Users read per query: enough that the round trips hardly count, few enough that a batch holds the thread only milliseconds. */
@@ -75,8 +76,8 @@ export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sor
         if (listed > max) throw new Error(`more than GET_USERS_MAX (${max}) users while listing them: users were added meanwhile`);
         if (!listing.more) break;
         await nextTurn(); // Let waiting requests in before the next batch.
-        const last = listing.users.at(-1)!;
-        listing = await batch({ after: { value: String(last[sortBy]), userId: last.user_id } }, false);
+        const last = present(listing.users.at(-1), 'the last user of a batch');
+        listing = await batch({ after: { value: last[sortBy], userId: last.user_id } }, false);
       }
       yield `],"total":${listed},"next_cursor":null}`;
     } finally {

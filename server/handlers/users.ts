@@ -10,6 +10,7 @@ import { canonicalId } from './ids.js';
 import { answeringTakenName } from './name-taken.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
+import { present } from '../../lib/present.js';
 
 /** The stored form of a new username, or 400 invalid_username saying which rule of the profile it breaks. */
 function acceptedUsername(username: string): string {
@@ -58,7 +59,13 @@ export function userHandlers({
         const sortBy = body.sort_by ?? 'username';
         const sortDirection = body.sort_direction ?? 'asc';
         const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize } });
-        return { users, total, page, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
+        return {
+          users,
+          total,
+          page,
+          page_size: pageSize,
+          next_cursor: more ? cursorAfter(present(users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
+        };
       }
       // The contract refuses this already; checked again for a request that reaches here unvalidated.
       if (body.page !== undefined)
@@ -71,15 +78,21 @@ export function userHandlers({
         throw invalidCursor('/body/sort_direction', `must be ${sortDirection}, the order of the cursor, or left out`);
       }
       const { users, total, more } = await store.users.list({ pageSize, sortBy, sortDirection, start: { after } });
-      return { users, total, page_size: pageSize, next_cursor: more ? cursorAfter(users.at(-1)!, sortBy, sortDirection) : null };
+      return {
+        users,
+        total,
+        page_size: pageSize,
+        next_cursor: more ? cursorAfter(present(users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
+      };
     },
 
     // As Kasm: the identifier wins when both come, and an empty one counts as absent.
     async getUser({ target_user }) {
-      const user =
-        'username' in target_user && !target_user.user_id
-          ? await store.users.findByUsername(prepareUsername(target_user.username))
-          : await store.users.findById(canonicalId(target_user.user_id ?? ''));
+      // Both may come, though the contract's types name one: a user_id beside a username is a UserRef.
+      const sent: { user_id?: string | null; username?: string } = target_user;
+      const user = sent.user_id
+        ? await store.users.findById(canonicalId(sent.user_id))
+        : await store.users.findByUsername(prepareUsername(sent.username ?? ''));
       if (!user) throw userNotFound();
       return { user };
     },

@@ -91,7 +91,7 @@ function credentialsOf(req: Request): Credentials | undefined {
 
 export function authenticate(permission: RequiredPermission, store: Store, throttle: AuthThrottle): RequestHandler {
   return async (req, res, next) => {
-    if (permission === 'none') return next();
+    if (permission === 'none') return void next();
     const credentials = credentialsOf(req);
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
     const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;

@@ -24,7 +24,10 @@ interface BuiltPage {
  */
 function policyFor(html: string): string {
   const digests = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map(
-    ([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`,
+    ([, body]) =>
+      `'sha256-${createHash('sha256')
+        .update(body ?? '')
+        .digest('base64')}'`,
   );
   return [
     "default-src 'none'",

@@ -195,16 +195,18 @@ export function serve(
     onStopping?.();
     const close = () => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
-      server.close(async () => {
-        await onClose?.();
-        logger.info('stopped');
-        process.exit(0);
+      server.close(() => {
+        void (async () => {
+          await onClose?.();
+          logger.info('stopped');
+          process.exit(0);
+        })();
       });
       // Keep-alive connections with no request in flight would hold close() open.
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
     };
-    if (drainMs <= 0) return close();
+    if (drainMs <= 0) return void close();
     logger.info({ signal, drain_ms: drainMs }, 'draining: not ready, still serving');
     setTimeout(close, drainMs);
   };

@@ -11,9 +11,9 @@ import { ServiceError } from '../service-errors.js';
 
 export function refuseUndeclaredQuery(operation: ContractOperation): RequestHandler {
   return (req, _res, next) => {
-    if (operation.queryParameters.length > 0) return next();
+    if (operation.queryParameters.length > 0) return void next();
     const query = req.originalUrl.indexOf('?');
-    if (query === -1 || query === req.originalUrl.length - 1) return next();
+    if (query === -1 || query === req.originalUrl.length - 1) return void next();
     const message = 'this operation takes no query parameters';
     next(new ServiceError(400, 'invalid_request', `Invalid request: /query: ${message}`, [{ path: '/query', message }]));
   };

@@ -34,7 +34,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 export function refuseUnreadableBody(limitBytes: number): RequestHandler {
   return (req, _res, next) => {
     const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limitBytes) return next(payloadTooLarge());
+    if (declared !== undefined && Number(declared) > limitBytes) return void next(payloadTooLarge());
     const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     next(charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' ? unsupportedCharset() : undefined);
   };
@@ -52,7 +52,7 @@ export function refuseUnreadableBody(limitBytes: number): RequestHandler {
  */
 export function refuseOverlongStream(limitBytes: number, answer: ErrorRequestHandler): RequestHandler {
   return (req, res, next) => {
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return next();
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) return void next();
     let received = 0;
     const count = (chunk: Buffer) => {
       received += chunk.length;
@@ -87,7 +87,7 @@ function isWellFormedText(value: unknown): boolean {
     if (typeof current === 'string') {
       if (!current.isWellFormed()) return false;
     } else if (Array.isArray(current)) {
-      pending.push(...current);
+      pending.push(...(current as unknown[]));
     } else if (current !== null && typeof current === 'object') {
       for (const [key, member] of Object.entries(current)) {
         if (!key.isWellFormed()) return false;
@@ -108,7 +108,7 @@ function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let at = 0; at < bytes.length; at++) {
-    const byte = bytes[at]!;
+    const byte = bytes.readUInt8(at);
     if (inString) {
       if (byte === BACKSLASH) at++;
       else if (byte === QUOTE) inString = false;

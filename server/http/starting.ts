@@ -21,9 +21,9 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, body:
 export function whileStarting(readiness: Readiness, app: Promise<Listener>): Listener {
   return (req, res) => {
     const probe = req.method === 'GET' || req.method === 'HEAD' ? req.url : undefined;
-    if (probe === '/healthz') return answer(req, res, 200, { status: 'ok' });
+    if (probe === '/healthz') return void answer(req, res, 200, { status: 'ok' });
     if (probe === '/readyz') {
-      return answer(req, res, 503, { error_message: `Not ready: ${readiness.notReadyBecause ?? 'starting'}`, code: 'not_ready' });
+      return void answer(req, res, 503, { error_message: `Not ready: ${readiness.notReadyBecause ?? 'starting'}`, code: 'not_ready' });
     }
     app.then(
       (listener) => listener(req, res),

@@ -33,9 +33,9 @@ describe('the sample data server', () => {
     assert.ok(records.length >= 3);
     for (const record of records) {
       assert.deepEqual(Object.keys(record).sort(), ['DOB', 'Email', 'FirstName', 'LastName', 'Owns_Cars', 'Residence']);
-      assert.match(String(record.DOB), /^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}$/);
-      assert.match(String(record.Email), /^[^@\s]+@[^@\s]+\.[a-z]+$/);
-      for (const car of record.Owns_Cars as string[]) assert.match(car, /^\d{4}-\S/);
+      assert.match(record.DOB, /^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}$/);
+      assert.match(record.Email, /^[^@\s]+@[^@\s]+\.[a-z]+$/);
+      for (const car of record.Owns_Cars) assert.match(car, /^\d{4}-\S/);
     }
   });
 

@@ -33,23 +33,34 @@ export interface AuditTrail {
 /** The audit trail in the audit_events table: the store's (open-store.ts). */
 export class AuditWriter implements AuditTrail {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
-  readonly #insert: (...values: string[]) => CompiledQuery<unknown>;
+  readonly #insert: (...values: string[]) => CompiledQuery;
 
   constructor(db: Kysely<Database>) {
-    this.#insert = queryTemplate(9, (...values: string[]) => {
-      const [event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields] = values;
-      return db.insertInto('audit_events').values({
-        event_id: event_id!,
-        time: time!,
-        operation: operation!,
-        actor: actor!,
-        request_id: request_id!,
-        target_user_id: target_user_id!,
-        target_group_id: target_group_id!,
-        target_api_key: target_api_key!,
-        changed_fields: changed_fields!,
-      });
-    });
+    this.#insert = queryTemplate(
+      9,
+      (
+        event_id: string,
+        time: string,
+        operation: string,
+        actor: string,
+        request_id: string,
+        target_user_id: string,
+        target_group_id: string,
+        target_api_key: string,
+        changed_fields: string,
+      ) =>
+        db.insertInto('audit_events').values({
+          event_id,
+          time,
+          operation,
+          actor,
+          request_id,
+          target_user_id,
+          target_group_id,
+          target_api_key,
+          changed_fields,
+        }),
+    );
   }
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */

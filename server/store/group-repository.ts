@@ -15,7 +15,7 @@ const asGroup = (row: { group_id: string; name: string; description: string; pri
   group_id: row.group_id,
   name: row.name,
   description: row.description,
-  priority: Number(row.priority),
+  priority: row.priority,
   is_system: Boolean(row.is_system),
 });
 
@@ -62,9 +62,10 @@ export class KyselyGroupRepository implements GroupRepository {
         const stored = await trx.selectFrom('groups').select(GROUP_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
         if (!stored) return 'no_group' as const;
         if (stored.is_system && changes.name !== undefined && changes.name !== stored.name) return 'system_group' as const;
-        const changed = Object.fromEntries(
-          Object.entries(changes).filter(([field, value]) => value !== undefined && value !== stored[field as keyof GroupChanges]),
-        ) as GroupChanges;
+        const changed: GroupChanges = {};
+        if (changes.name !== undefined && changes.name !== stored.name) changed.name = changes.name;
+        if (changes.description !== undefined && changes.description !== stored.description) changed.description = changes.description;
+        if (changes.priority !== undefined && changes.priority !== stored.priority) changed.priority = changes.priority;
         if (Object.keys(changed).length === 0) return asGroup(stored);
         await trx.updateTable('groups').set(changed).where('group_id', '=', groupId).execute();
         await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(changed).sort() });

@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openDatabase, type OpenedDatabase, sqlitePathOf } from './open-store.js';
+import { present } from '../../lib/present.js';
 
 /** The tables whose rows status counts, in the order it prints them. */
 const COUNTED_TABLES = ['users', 'groups', 'user_groups', 'api_keys', 'user_attributes', 'audit_events'] as const;
@@ -47,7 +48,7 @@ async function statusOf({ db, name }: OpenedDatabase): Promise<SchemaStatus> {
   const counts: SchemaStatus['counts'] = {};
   for (const table of COUNTED_TABLES.filter((name) => tables.has(name))) {
     const { rows } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(table)}`.execute(db);
-    counts[table] = Number(rows[0]!.count);
+    counts[table] = Number(present(rows[0], `the count of ${table}`).count);
   }
   return {
     database: name,

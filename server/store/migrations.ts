@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { enforceUsername } from '../username/profile.js';
+import { present } from '../../lib/present.js';
 
 /**
  * A migration sees the database as it was when the migration was written, not
@@ -111,7 +112,7 @@ export const MIGRATIONS: Record<string, Migration> = {
           .limit(500)
           .execute();
         if (batch.length === 0) break;
-        after = batch.at(-1)!.user_id;
+        after = present(batch.at(-1), 'the last of a batch').user_id;
         for (const { user_id, username } of batch) {
           const verdict = enforceUsername(username);
           if (verdict.ok && verdict.username === username) continue;

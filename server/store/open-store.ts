@@ -104,7 +104,7 @@ export interface OpenedDatabase {
   /** Where it is, for messages: the file, or the URL without its password. */
   name: string;
   /** Applies the migrations it lacks (on PostgreSQL, under an advisory lock, so that instances starting together take turns). */
-  migrate(): Promise<void>;
+  migrate: () => Promise<void>;
   stats: Store['stats'];
 }
 

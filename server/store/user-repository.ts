@@ -12,6 +12,7 @@ import { queryTemplate } from './query-template.js';
 import type { ChangeAuthor, NewUserRecord, User, UserChanges, UserListing, UsernameReport, UserQuery } from './records.js';
 import type { UserRepository } from './repositories.js';
 import type { Database, UsersTable } from './schema.js';
+import { present } from '../../lib/present.js';
 
 const USER_COLUMNS = [
   'user_id',
@@ -135,7 +136,7 @@ export class KyselyUserRepository implements UserRepository {
           )
           .execute();
         await this.audit.record(trx, by, { operation: 'createUser', targetUserId: user.user_id, changedFields: fieldsSetOn(user) });
-        return (await this.#find(trx, 'user_id', user.user_id))!;
+        return present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
       }),
     );
   }
@@ -227,7 +228,7 @@ export class KyselyUserRepository implements UserRepository {
     if (rows.length === 0) return [];
     const memberships =
       rows.length === 1
-        ? (await db.executeQuery(this.#membershipsOfOneQuery(rows[0]!.user_id))).rows
+        ? (await db.executeQuery(this.#membershipsOfOneQuery(present(rows[0], 'the one row').user_id))).rows
         : await membershipsQuery(
             db,
             rows.map((row) => row.user_id),

@@ -92,7 +92,7 @@ const bidi = (createRequire(import.meta.url)('bidi-js') as () => Bidi)();
 export type UsernameVerdict = { ok: true; username: string } | { ok: false; reason: string };
 
 /** `U+202E`: how a refused character is named, never printed itself (it may be a control or an override). */
-const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+const codePoint = (char: string) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * The preparation alone (trim, width, case, NFC), for looking a name up: a
@@ -120,14 +120,14 @@ function characterProblem(char: string): string | undefined {
     return `must not contain ${codePoint(char)}: a username takes letters, marks, digits and ASCII punctuation`;
   }
   if (char.normalize('NFKC') !== char) {
-    return `must not contain the compatibility character ${codePoint(char)}; write its ordinary form (${codePoint(char.normalize('NFKC')[0]!)})`;
+    return `must not contain the compatibility character ${codePoint(char)}; write its ordinary form (${codePoint(char.normalize('NFKC'))})`;
   }
   return undefined;
 }
 
 /** The recommended scripts a character belongs to; empty for a script-neutral one (digits, punctuation, combining marks). */
 function scriptsOf(char: string): Script[] | undefined {
-  const scripts = RECOMMENDED_SCRIPTS.filter((script) => SCRIPT_PATTERNS.get(script)!.test(char));
+  const scripts = RECOMMENDED_SCRIPTS.filter((script) => SCRIPT_PATTERNS.get(script)?.test(char));
   if (scripts.length > 0) return scripts;
   return SCRIPT_NEUTRAL.test(char) ? [] : undefined;
 }
@@ -145,7 +145,7 @@ function scriptProblem(chars: string[]): string | undefined {
   if (CJK_COMBINATIONS.some(fitsWithin)) return undefined;
   const others = RECOMMENDED_SCRIPTS.filter((script) => script !== 'Latin' && !LATIN_LOOKALIKES.includes(script));
   if (others.some((script) => fitsWithin(['Latin', script]))) return undefined;
-  const found = [...new Set(sets.map((scripts) => scripts[0]!))];
+  const found = [...new Set(sets.flatMap((scripts) => scripts.slice(0, 1)))];
   return (
     `mixes letters of ${found.join(' and ')}: a username's letters come from one script ` +
     '(Latin may join one other, but not Cyrillic or Greek, whose letters look like Latin ones)'

@@ -82,7 +82,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('writes no event for any update of a group that rolls back', async () => {
-    const [, , , fourth, fifth, sixth] = users as User[];
+    const [, , , fourth, fifth, sixth] = users;
     const eventsBefore = (await inspection.rows('audit_events')).length;
     // The database fails at the fifth user's event: the whole group's transaction fails.
     await inspection.execute(
@@ -106,7 +106,7 @@ describe('group commit on SQLite', () => {
 
   it('rolls the whole group back on any other failure, and every write in it fails', async () => {
     // A group of its own over the same database, to give it work that fails as no repository's would.
-    const group = new CommitGroup(opened.db, sqliteTraits.isUniqueViolation);
+    const group = new CommitGroup(opened.db, (error) => sqliteTraits.isUniqueViolation(error));
     const [first, second] = users as [User, User];
     const outcomes = await Promise.allSettled([
       group.run((trx) => trx.updateTable('users').set({ organization: 'never-1' }).where('user_id', '=', first.user_id).execute()),

@@ -14,6 +14,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { GroupCommit } from '../database-traits.js';
 import type { Database } from '../schema.js';
+import { present } from '../../../lib/present.js';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -40,7 +41,7 @@ export class CommitGroup implements GroupCommit {
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queued.length === 0) setImmediate(() => void this.#commit());
-      this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#queued.push({ work, resolve: resolve, reject });
     });
   }
 
@@ -65,7 +66,7 @@ export class CommitGroup implements GroupCommit {
       return;
     }
     jobs.forEach((job, index) => {
-      const outcome = outcomes[index]!;
+      const outcome = present(outcomes[index], `the outcome of write ${index}`);
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });

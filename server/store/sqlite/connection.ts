@@ -82,7 +82,10 @@ export function withStatementCache(connection: BetterSqlite3.Database, size = ST
         statements.delete(sql); // Re-inserted below: the Map's order is the recency order.
       } else {
         statement = connection.prepare(sql);
-        if (statements.size >= size) statements.delete(statements.keys().next().value!);
+        if (statements.size >= size) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
       }
       statements.set(sql, statement);
       return statement;
