@@ -6,7 +6,7 @@
  * express-openapi-validator's examples use: body parser with a size limit,
  * the validation, the routes, one error handler.
  */
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { declaredFields } from '../lib/contract/declared-fields.js';
 import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { AuthThrottle } from './keys/throttle.js';
@@ -30,7 +30,7 @@ export interface AppParts {
   /** One handler per JSON operation: createHandlers() for the service. */
   handlers: Handlers;
   /** The contract's checks before the routes: contractValidation() (http/contract-validation.ts). */
-  validation: RequestHandler[];
+  validation: (RequestHandler | ErrorRequestHandler)[];
   logger: Logger;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];

@@ -1,8 +1,12 @@
 /**
  * Whether the service should receive traffic: not while it starts (the
- * database migrating) nor once it is told to stop (draining before it closes).
- * `GET /readyz` answers from it; `GET /healthz` (liveness) does not.
+ * database migrating), nor once it is told to stop (draining before it
+ * closes), nor while its database does not answer. `GET /readyz` answers from
+ * here, while the service starts (http/starting.ts) and once it runs (the
+ * getReadiness handler); `GET /healthz` (liveness) does not.
  */
+import { ServiceError } from './service-errors.js';
+
 export type Phase = 'starting' | 'ready' | 'stopping';
 
 const REASONS: Record<Exclude<Phase, 'ready'>, string> = {
@@ -35,3 +39,6 @@ export class Readiness {
     return this.#phase === 'ready' ? undefined : REASONS[this.#phase];
   }
 }
+
+/** The answer of a readiness probe that fails: 503 not_ready, with the reason. */
+export const notReady = (reason: string) => new ServiceError(503, 'not_ready', `Not ready: ${reason}`);

@@ -23,11 +23,21 @@ export class ServiceError extends Error {
   }
 
   toBody(): ErrorBody {
-    return this.details
-      ? { error_message: this.message, code: this.code, errors: this.details }
-      : { error_message: this.message, code: this.code };
+    return errorBody(this.code, this.message, this.details);
   }
 }
+
+/** The contract's error body: every error answer, from a route or from the HTTP server itself, is written by this. */
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorBody {
+  return details ? { error_message: message, code, errors: details } : { error_message: message, code };
+}
+
+/** A path or method echoed in a message, cut short so that a long URL cannot bloat the answer. */
+export const shortened = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
+/** No route answers this method and path. */
+export const routeNotFound = (method: string, path: string) =>
+  new ServiceError(404, 'not_found', `Not found: ${shortened(method)} ${shortened(path)}`);
 
 /**
  * An error and its causes in one line a person can act on, each with its

@@ -1,5 +1,5 @@
 import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
-import { ServiceError } from '../service-errors.js';
+import { notReady } from '../readiness.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { groupHandlers } from './groups.js';
@@ -23,7 +23,7 @@ export function createHandlers(services: Services): Handlers {
     },
     async getReadiness() {
       const reason = services.readiness?.notReadyBecause ?? (await services.store.unreadyBecause(READINESS_CHECK_MS));
-      if (reason) throw new ServiceError(503, 'not_ready', `Not ready: ${reason}`);
+      if (reason) throw notReady(reason);
       return { status: 'ready' };
     },
     async getOpenApiDocument() {

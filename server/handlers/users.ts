@@ -67,9 +67,6 @@ export function userHandlers({
           next_cursor: more ? cursorAfter(present(users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
         };
       }
-      // The contract refuses this already; checked again for a request that reaches here unvalidated.
-      if (body.page !== undefined)
-        throw new ServiceError(400, 'invalid_request', 'Invalid request: /body: must not have page and cursor together');
       const { sortBy, sortDirection, after } = parseCursor(body.cursor);
       if (body.sort_by !== undefined && body.sort_by !== sortBy) {
         throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);

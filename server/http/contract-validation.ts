@@ -4,15 +4,17 @@
  * (VALIDATE_RESPONSES, always under NODE_ENV=test). A part of the app
  * (app.ts): the service always validates requests.
  */
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
+import { validationErrors } from './validation-errors.js';
 
 const CONTRACT_PATHS = new Set(OPERATIONS.map((operation) => operation.path));
 
-export function contractValidation({ responses }: { responses: boolean }): RequestHandler[] {
-  return OpenApiValidator.middleware({
+/** The validator, then the translation of its refusals into the contract's answers (validation-errors.ts). */
+export function contractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
+  const validator = OpenApiValidator.middleware({
     apiSpec: structuredClone(WORKSPACE_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
     // The contract is linted and its bundle checked before it ships (npm test); checking it
     // against the OpenAPI schema again took about 200 ms of every start (BENCHMARKS.md).
@@ -27,4 +29,5 @@ export function contractValidation({ responses }: { responses: boolean }): Reque
     // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
     ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
   });
+  return [...validator, validationErrors];
 }

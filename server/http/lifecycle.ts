@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { clientKey } from './client-key.js';
 import type { Logger } from '../logger.js';
-import type { ErrorBody } from '../service-errors.js';
+import { type ErrorBody, errorBody } from '../service-errors.js';
 
 /** What answers requests: an express app, or the service's stand-in while it starts (starting.ts). */
 export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -83,7 +83,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? ([431, 'Request Header Fields Too Large', 'payload_too_large', 'Request headers are too large'] as const)
         : ([400, 'Bad Request', 'invalid_request', 'Invalid request: malformed HTTP'] as const);
-  answerAndDestroy(socket, status, reason, { error_message: message, code });
+  answerAndDestroy(socket, status, reason, errorBody(code, message));
 }
 
 /**
@@ -103,7 +103,7 @@ function boundConnections(server: Server, limits: ConnectionLimits): void {
         socket,
         503,
         'Service Unavailable',
-        { error_message: `Too many connections: ${which} as many open as allowed; close some and retry`, code: 'too_many_connections' },
+        errorBody('too_many_connections', `Too many connections: ${which} as many open as allowed; close some and retry`),
         { 'Retry-After': '1' },
       );
       return;
@@ -121,7 +121,7 @@ function boundConnections(server: Server, limits: ConnectionLimits): void {
 
 /** HTTP/1.1 requires a Host header (RFC 9112, 3.2). */
 function refuseWithoutHost(res: ServerResponse): void {
-  const body = JSON.stringify({ error_message: 'Invalid request: an HTTP/1.1 request needs a Host header', code: 'invalid_request' });
+  const body = JSON.stringify(errorBody('invalid_request', 'Invalid request: an HTTP/1.1 request needs a Host header'));
   res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
 }
 

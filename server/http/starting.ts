@@ -5,7 +5,7 @@
  * waits for the app and is then served by it (within the request timeout).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readiness } from '../readiness.js';
+import { notReady, type Readiness } from '../readiness.js';
 import type { Listener } from './lifecycle.js';
 
 function answer(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
@@ -23,7 +23,8 @@ export function whileStarting(readiness: Readiness, app: Promise<Listener>): Lis
     const probe = req.method === 'GET' || req.method === 'HEAD' ? req.url : undefined;
     if (probe === '/healthz') return void answer(req, res, 200, { status: 'ok' });
     if (probe === '/readyz') {
-      return void answer(req, res, 503, { error_message: `Not ready: ${readiness.notReadyBecause ?? 'starting'}`, code: 'not_ready' });
+      const refusal = notReady(readiness.notReadyBecause ?? 'starting');
+      return void answer(req, res, refusal.status, refusal.toBody());
     }
     app.then(
       (listener) => listener(req, res),
