@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * The home page
-         * @description A small HTML5 document with a title and a level-2 greeting (docs/spec §4.2).
+         * @description A small HTML5 document with a title and a level-2 greeting.
          */
         get: operations["getHomePage"];
         put?: never;
@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * The information records
-         * @description The fixed list of information records (docs/spec §4.3), built anew on each request.
+         * @description The fixed list of information records, built anew on each request.
          *     Clients may send `Content-Type: application/json` and credentials.
          */
         get: operations["getData"];
@@ -54,7 +54,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description One person's information record (docs/spec §2.3). */
+        /** @description One person's information record. */
         InformationRecord: {
             FirstName: string;
             LastName: string;
@@ -88,7 +88,7 @@ export interface components {
     };
     responses: {
         /**
-         * @description The path is not one of this server's (docs/spec §4.4); this answer is the same for
+         * @description The path is not one of this server's; this answer is the same for
          *     every path the contract does not describe.
          */
         NotFound: {

@@ -94,7 +94,7 @@ export interface paths {
         /**
          * Update a user
          * @description Changes the fields present in `target_user` and keeps the others, all at once or not at
-         *     all (docs/spec §4.1). A new password must meet the policy and is stored as an
+         *     all. A new password must meet the policy and is stored as an
          *     argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership
          *     has its own operations.
          */
@@ -664,7 +664,7 @@ export interface components {
         Phone: string | null;
         /**
          * Format: password
-         * @description A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
+         * @description A new password: 8 to 128 characters (never truncated), with at least
          *     one uppercase letter, one lowercase letter, one digit and one special character
          *     (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
          *     enforced too: the 8 are counted as a person sees them (a letter with its combining

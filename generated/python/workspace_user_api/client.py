@@ -84,7 +84,7 @@ class WorkspaceClient(BaseClient):
         """Update a user.
 
         Changes the fields present in `target_user` and keeps the others, all at once or not at
-        all (docs/spec §4.1). A new password must meet the policy and is stored as an
+        all. A new password must meet the policy and is stored as an
         argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership
         has its own operations.
 

@@ -72,7 +72,7 @@ character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm
 """
 
 Password: TypeAlias = str | None
-"""A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
+"""A new password: 8 to 128 characters (never truncated), with at least
 one uppercase letter, one lowercase letter, one digit and one special character
 (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
 enforced too: the 8 are counted as a person sees them (a letter with its combining
@@ -485,7 +485,7 @@ class NewUser:
     disabled: bool | None = None
 
     password: Password | None = None
-    """A new password (docs/spec §8): 8 to 128 characters (never truncated), with at least
+    """A new password: 8 to 128 characters (never truncated), with at least
     one uppercase letter, one lowercase letter, one digit and one special character
     (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
     enforced too: the 8 are counted as a person sees them (a letter with its combining
