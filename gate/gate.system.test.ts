@@ -121,10 +121,11 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     try {
       const key = service.printedKey()!;
       const env = { WORKSPACE_API_KEY: key.api_key, WORKSPACE_API_KEY_SECRET: key.api_key_secret, DATABASE_URL: database.url };
-      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '20'], env);
+      // Every check, with a short fuzz: the full one runs against the app in process above.
+      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '5'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 171 transactions, 136 passed, 0 failed, 35 not checked/);
-      assert.match(run.stdout, /ok {3}fuzz: 24 operations, 960 requests \(480 valid, 480 invalid\), 0 failures/);
+      assert.match(run.stdout, /ok {3}fuzz: 24 operations, 240 requests \(120 valid, 120 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
       // At once again: its failed checks and its 429s locked nothing out.
       const again = await runScript('gate/main.ts', ['--base-url', service.url, '--only', 'dredd'], env);
