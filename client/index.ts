@@ -14,7 +14,9 @@
 import createClient from 'openapi-fetch';
 import type { components, operations, paths } from '../generated/workspace/types.js';
 import type { Credentials } from '../lib/contract/credentials.js';
+import { nextWait, type RetryOptions, retryPolicy } from './retry.js';
 export type { Credentials } from '../lib/contract/credentials.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 
 export type { components, operations, paths };
 export type User = components['schemas']['User'];
@@ -53,6 +55,12 @@ export interface WorkspaceClientOptions {
    * `api-key` and `api-key-secret` request headers. The service takes each.
    */
   credentialsIn?: 'body' | 'basic' | 'headers' | undefined;
+  /**
+   * Trying a call again after 429, 502, 503, 504 or a dropped connection (retry.ts says
+   * which operations, and when): on by default with 2 retries, a backoff from 250 ms up to
+   * 10 s honouring Retry-After, and 60 s for the whole call; `false` turns it off.
+   */
+  retry?: RetryOptions | false | undefined;
 }
 
 export interface CallOptions {
@@ -80,8 +88,16 @@ export type Success<Op extends OperationName> = operations[Op]['responses'][200]
   ? Body
   : never;
 
-export type Result<Op extends OperationName> =
-  { data: Success<Op>; error?: never; response: Response } | { data?: never; error: ApiError | ClientFailure; response?: Response };
+/** What every result carries besides its data or error. */
+export interface CallRecord {
+  /** How many times the call was sent: 1, or more when it was retried. */
+  attempts: number;
+  /** The X-Request-Id of the last answer (the service's log names each request by it); undefined when none came. */
+  requestId: string | undefined;
+}
+
+export type Result<Op extends OperationName> = CallRecord &
+  ({ data: Success<Op>; error?: never; response: Response } | { data?: never; error: ApiError | ClientFailure; response?: Response });
 
 /** Operations whose body holds nothing but credentials may be called with no argument. */
 type Call<Op extends OperationName> =
@@ -142,6 +158,19 @@ function describeFailure(error: unknown, baseUrl: string, timeoutMs: number, sig
   return { code: 'network_error', error_message: `Cannot reach the workspace service at ${baseUrl}: ${reason}` };
 }
 
+/** Waits, or stops waiting when the caller aborts (the loop then returns what it has). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** A client with its own settings; the named exports below share one made from the environment. */
 export function createWorkspaceClient(options: WorkspaceClientOptions = {}): WorkspaceClient {
   const baseUrl = (options.baseUrl ?? environment('WORKSPACE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -152,6 +181,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   };
   const http = createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const credentialsIn = options.credentialsIn ?? 'body';
+  const retry = retryPolicy(options.retry);
 
   async function call<Op extends OperationName>(
     operation: Op,
@@ -166,16 +196,55 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
           code: 'not_configured',
           error_message: 'No API key: pass api_key and api_key_secret, or set WORKSPACE_API_KEY and WORKSPACE_API_KEY_SECRET',
         },
+        attempts: 0,
+        requestId: undefined,
       };
     }
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const startedAt = Date.now();
+    for (let attempts = 1; ; attempts++) {
+      const remaining = startedAt + retry.deadlineMs - Date.now();
+      const outcome = await attempt(
+        operation,
+        params,
+        { api_key, api_key_secret },
+        Math.max(1, Math.min(timeoutMs, remaining)),
+        callOptions,
+      );
+      const result = { ...outcome, attempts, requestId: outcome.response?.headers.get('x-request-id') ?? undefined } as Result<Op>;
+      const wait = nextWait(
+        operation,
+        outcome.response
+          ? {
+              answered: true,
+              status: outcome.response.status,
+              serviceError: typeof outcome.error === 'object' && 'code' in outcome.error,
+              retryAfter: outcome.response.headers.get('retry-after'),
+            }
+          : { answered: false },
+        { attempts, startedAt, now: Date.now() },
+        retry,
+      );
+      if (wait === undefined || callOptions.signal?.aborted) return result;
+      await pause(wait, callOptions.signal);
+    }
+  }
+
+  /** One attempt: its answer, or the failure to get one. */
+  async function attempt<Op extends OperationName>(
+    operation: Op,
+    params: Params<Op> | undefined,
+    { api_key, api_key_secret }: Credentials,
+    withinMs: number,
+    callOptions: CallOptions,
+  ): Promise<{ data?: unknown; error?: ApiError | ClientFailure; response?: Response }> {
+    const timeout = AbortSignal.timeout(withinMs);
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
     try {
       // One generic call for every operation: the per-operation types are enforced by `Call<Op>` above.
       const post = http.POST as unknown as (
         path: string,
         init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal },
-      ) => Promise<Result<Op>>;
+      ) => Promise<{ data?: unknown; error?: ApiError; response: Response }>;
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
       if (credentialsIn === 'body') return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, signal });
       const headers: Record<string, string> =
@@ -184,7 +253,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
           : { 'api-key': api_key, 'api-key-secret': api_key_secret };
       return await post(pathOf(operation), { body: fields, headers, signal });
     } catch (error) {
-      return { error: describeFailure(error, baseUrl, timeoutMs, timeout) };
+      return { error: describeFailure(error, baseUrl, withinMs, timeout) };
     }
   }
 
