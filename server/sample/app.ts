@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { contractPath, readContract } from '../../lib/contract/document.js';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
+import { validationErrors } from '../http/validation-errors.js';
 import { requestLogging } from '../http/request-logging.js';
 import { sendJson } from '../http/send-json.js';
 import type { Logger } from '../logger.js';
@@ -74,6 +75,8 @@ export function createSampleApp({ logger, validateResponses }: SampleAppOptions)
       // Only the contract's spelling of a path; any other goes to the 404 (as on the workspace service).
       ignorePaths: (path: string) => !SAMPLE_PATHS.has(path),
     }),
+    // Its refusals as the contract's answers, as on the workspace service (http/validation-errors.ts).
+    validationErrors,
   );
   app.get('/', (_req, res) => {
     res.type('html').send(HOME_PAGE);
