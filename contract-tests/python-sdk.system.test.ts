@@ -70,6 +70,16 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
   });
 });
 
+describe('the Python SDK retries', needs(python3, 'the Python SDK tests'), () => {
+  it('waits what Retry-After asks, never retries a 400 nor create_user after a dropped connection, and stops at the deadline', async () => {
+    assertPresent(python3);
+    const { stdout } = await run('python3', [join(PROJECT_ROOT, 'contract-tests/python/retries.py')], {
+      env: { ...process.env, PYTHONPATH: SDK, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    assert.equal(stdout.trim(), 'ok');
+  });
+});
+
 describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type check'), () => {
   const check = (...files: string[]) =>
     run('mypy', ['--strict', '--python-version', '3.10', '--cache-dir=/dev/null', join(SDK, 'workspace_user_api'), ...files], {
@@ -78,7 +88,7 @@ describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type 
 
   it('passes for the SDK and for a typed program that uses every operation', async () => {
     assertPresent(mypy);
-    const { stdout } = await check(DRIVER);
+    const { stdout } = await check(DRIVER, join(PROJECT_ROOT, 'contract-tests/python/retries.py'));
     assert.match(stdout, /^Success: no issues found/m);
   });
 

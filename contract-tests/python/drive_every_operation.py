@@ -101,6 +101,11 @@ assert page.total == 1 and page.users[0].user_id == created.user_id and page.pag
 everyone = client.get_users()
 assert everyone.total == 1 and everyone.page_size is None and everyone.next_cursor is None, everyone
 expect_error(lambda: client.get_users(page=1, cursor="abc"), 400, "invalid_request")
+# Every user a page at a time by cursor, and a plain dict where a model is taken.
+extra = client.create_user(target_user={"username": "dict@example.com", "first_name": "Dict"}).user
+assert extra.first_name == "Dict"
+assert [user.username for user in client.each_user(page_size=1, sort_by="username")] == sorted([created.username, "dict@example.com"])
+client.delete_user(target_user={"user_id": extra.user_id})
 done.append("getUsers")
 
 # The same key by HTTP Basic, with no credentials in the body.

@@ -220,6 +220,10 @@ function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema 
   return schema?.$ref ? document.components.schemas[schema.$ref.split('/').at(-1)] : schema;
 }
 
+/** A model taken as an argument, or a union of models: a plain mapping is accepted in its place (package/_encode.py). */
+const takesModel = (type: PythonType) =>
+  type.kind === 'class' || (type.kind === 'union' && type.members.every((member) => member.kind === 'class'));
+
 /** One method of the client. */
 function clientMethod(document: OpenApiDocument, operation: Operation, aliases: Aliases): string[] {
   const name = identifier(snakeCase(operation.id), 'operationId');
@@ -235,8 +239,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
       ? 'None'
       : annotation(pythonType(document, media.schema ?? {}));
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
-    (field) => `${field.name}: ${annotation(field.type)}${field.required ? '' : ' | None = None'}`,
+    (field) =>
+      `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : ' | None = None'}`,
   );
+  const sent = (field: { name: string; type: PythonType }) =>
+    takesModel(field.type) ? `_encode.as_json(${field.name})` : encode(field.type, field.name);
   const signature = `    def ${name}(self${parameters.length ? `, *, ${parameters.join(', ')}` : ''}) -> ${returns}:`;
   const lines = ['', signature];
   const doc = [`${operation.schema.summary ?? name}.`.replace(/\.\.$/, '.'), '', operation.schema.description?.trim() ?? ''];
@@ -255,14 +262,9 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   let body = 'None';
   if (requestSchema) {
     const required = fields.filter((field) => field.required);
-    lines.push(
-      `        body: dict[str, Any] = {${required.map((field) => `${JSON.stringify(field.name)}: ${encode(field.type, field.name)}`).join(', ')}}`,
-    );
+    lines.push(`        body: dict[str, Any] = {${required.map((field) => `${JSON.stringify(field.name)}: ${sent(field)}`).join(', ')}}`);
     for (const field of fields.filter((field) => !field.required)) {
-      lines.push(
-        `        if ${field.name} is not None:`,
-        `            body[${JSON.stringify(field.name)}] = ${encode(field.type, field.name)}`,
-      );
+      lines.push(`        if ${field.name} is not None:`, `            body[${JSON.stringify(field.name)}] = ${sent(field)}`);
     }
     body = 'body';
   }
@@ -272,9 +274,30 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   return lines;
 }
 
+/** Every user a page at a time, as the TypeScript SDK's eachUser: written here, beside the generated get_users. */
+const EACH_USER = [
+  '',
+  '    def each_user(',
+  '        self, *, page_size: int = 100, sort_by: GetUsersSortBy | None = None, sort_direction: GetUsersSortDirection | None = None',
+  '    ) -> Iterator[User]:',
+  '        """Every user, in the order asked for, fetched a page at a time by following ``next_cursor``.',
+  '',
+  '        Users added or removed meanwhile are neither repeated nor skipped, and memory holds one page.',
+  '        An error answer raises ApiError from the loop, like any other call.',
+  '',
+  '        for user in client.each_user(sort_by="created", page_size=500): ...',
+  '        """',
+  '        page = self.get_users(page_size=page_size, sort_by=sort_by, sort_direction=sort_direction)',
+  '        while True:',
+  '            yield from page.users',
+  '            if not page.next_cursor:',
+  '                return',
+  '            page = self.get_users(cursor=page.next_cursor, page_size=page_size)',
+];
+
 function clientModule(document: OpenApiDocument, operations: Operation[], aliases: Aliases): string {
   const modelNames = new Set<string>();
-  const body = operations.flatMap((operation) => clientMethod(document, operation, aliases));
+  const body = [...operations.flatMap((operation) => clientMethod(document, operation, aliases)), ...EACH_USER];
   for (const line of body) {
     for (const match of line.matchAll(/\b([A-Z][A-Za-z0-9]*)\b/g)) {
       if (document.components.schemas[match[1]!] || aliases.has(match[1]!)) modelNames.add(match[1]!);
@@ -287,10 +310,12 @@ function clientModule(document: OpenApiDocument, operations: Operation[], aliase
     '',
     'from __future__ import annotations',
     '',
+    `from collections.abc import Iterator${text.includes('Mapping[') ? ', Mapping' : ''}`,
     ...(/\bdatetime\b/.test(text) ? ['from datetime import datetime'] : []),
     ...(typing.length ? [`from typing import ${typing.join(', ')}`] : []),
     '',
     ...(text.includes('_decode.') ? ['from . import _decode'] : []),
+    ...(text.includes('_encode.') ? ['from . import _encode'] : []),
     'from ._http import BaseClient',
     `from .models import ${[...modelNames].sort().join(', ')}`,
     '',
@@ -313,14 +338,14 @@ function initModule(document: OpenApiDocument, models: string): string {
   return [
     `"""${document.info.title}: the Python SDK of its contract, version ${document.info.version}. ${HEADER}"""`,
     '',
-    'from ._http import CredentialsIn',
+    'from ._http import CredentialsIn, Retry',
     'from .client import WorkspaceClient',
     `from .errors import ${errors.join(', ')}`,
     `from .models import ${exported.join(', ')}`,
     '',
     `__version__ = ${JSON.stringify(document.info.version)}`,
     '',
-    `__all__ = [${['WorkspaceClient', 'CredentialsIn', ...errors, ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
+    `__all__ = [${['WorkspaceClient', 'CredentialsIn', 'Retry', ...errors, ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
     '',
   ].join('\n');
 }

@@ -4,16 +4,27 @@
 The generated ``WorkspaceClient`` adds one method per operation to this base.
 It sends what it is given and lets the service judge it: a weak password, say,
 reaches the service, whose answer names every rule it broke.
+
+A call is tried again after 429, 502, 503, 504 or no answer, as the TypeScript
+SDK does (docs/sdks.md): an operation that does the same thing however often
+it arrives after any of those; ``create_user`` and ``create_group`` only after
+the service's own 429 or 503, when it stored nothing. The wait is what
+Retry-After asks, or else exponential backoff with full jitter; a Retry-After
+past the cap or the deadline ends the retries.
 """
 
 from __future__ import annotations
 
 import base64
+import email.utils
 import json
 import os
+import random
 import socket
+import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from .errors import ApiError, TransportError, UnexpectedResponse
@@ -21,6 +32,38 @@ from .errors import ApiError, TransportError, UnexpectedResponse
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 
 CredentialsIn = Literal["body", "basic", "headers"]
+
+_RETRIED_STATUSES = frozenset({429, 502, 503, 504})
+# Statuses with which the service itself says it did nothing: the throttle, a database away, a full service.
+_NOTHING_DONE_STATUSES = frozenset({429, 503})
+# Operations that would make a second record if sent twice.
+_CREATES = frozenset({"/api/public/create_user", "/api/public/create_group"})
+
+
+@dataclass(frozen=True)
+class Retry:
+    """When a call is tried again: at most ``retries`` more times, waiting up to
+    ``base_delay`` seconds doubled for each retry (at most ``max_delay``), all
+    within ``deadline`` seconds. ``WorkspaceClient(..., retry=None)`` turns retrying off."""
+
+    retries: int = 2
+    base_delay: float = 0.25
+    max_delay: float = 10.0
+    deadline: float = 60.0
+
+
+def _retry_after(header: str | None) -> float | None:
+    """Retry-After in seconds from now: delay-seconds or an HTTP date; None when absent or unreadable."""
+    if not header:
+        return None
+    text = header.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 _Client = TypeVar("_Client", bound="BaseClient")
 
@@ -37,6 +80,7 @@ class BaseClient:
         credentials_in: CredentialsIn = "body",
         timeout: float = 30.0,
         opener: urllib.request.OpenerDirector | None = None,
+        retry: Retry | None = Retry(),
     ) -> None:
         """
         :param base_url: the service's address, such as ``https://users.example.com``.
@@ -46,8 +90,9 @@ class BaseClient:
             ``api_key_secret`` in the JSON body, as Kasm's older API and its clients do;
             ``"basic"`` sends them as HTTP Basic credentials, as Kasm's current API does;
             ``"headers"`` sends them as ``api-key`` and ``api-key-secret`` request headers.
-        :param timeout: seconds to wait for the service before raising TransportError.
+        :param timeout: seconds to wait for each attempt's answer before giving up on it.
         :param opener: a urllib opener to send requests through (proxies, TLS settings, tests).
+        :param retry: when to try a call again (see ``Retry``); None never does.
         """
         self.base_url = base_url.rstrip("/")
         self.credentials_in: CredentialsIn = credentials_in
@@ -55,6 +100,7 @@ class BaseClient:
         self._api_key = api_key
         self._api_key_secret = api_key_secret
         self._opener = opener or urllib.request.build_opener()
+        self.retry = retry
 
     @classmethod
     def from_environment(cls: type[_Client], **options: Any) -> _Client:
@@ -98,16 +144,42 @@ class BaseClient:
         return self._send(method, path, None, {}).decode("utf-8")
 
     def _send(self, method: str, path: str, data: bytes | None, headers: dict[str, str]) -> bytes:
-        request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                content: bytes = response.read()
-                return content
-        except urllib.error.HTTPError as answer:
-            raise _api_error(answer) from None
-        except (urllib.error.URLError, socket.timeout, ConnectionError) as failure:
-            reason = getattr(failure, "reason", failure)
-            raise TransportError(f"{method} {self.base_url}{path}: {reason}") from None
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            attempts += 1
+            request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
+            remaining = started + (self.retry.deadline if self.retry else self.timeout) - time.monotonic()
+            try:
+                with self._opener.open(request, timeout=max(0.001, min(self.timeout, remaining))) as response:
+                    content: bytes = response.read()
+                    return content
+            except urllib.error.HTTPError as answer:
+                error = _api_error(answer)
+                error.attempts = attempts
+                asked = _retry_after(answer.headers.get("Retry-After") if answer.headers else None)
+                may = answer.code in _RETRIED_STATUSES and (
+                    path not in _CREATES or (answer.code in _NOTHING_DONE_STATUSES and error.body is not None)
+                )
+                wait = self._next_wait(attempts, started, may, asked)
+                if wait is None:
+                    raise error from None
+            except (urllib.error.URLError, socket.timeout, ConnectionError) as failure:
+                reason = getattr(failure, "reason", failure)
+                wait = self._next_wait(attempts, started, path not in _CREATES, None)
+                if wait is None:
+                    raise TransportError(f"{method} {self.base_url}{path}: {reason}", attempts=attempts) from None
+            time.sleep(wait)
+
+    def _next_wait(self, attempts: int, started: float, may_retry: bool, asked: float | None) -> float | None:
+        """Seconds to wait before the next attempt, or None to stop."""
+        retry = self.retry
+        if retry is None or attempts > retry.retries or not may_retry:
+            return None
+        if asked is not None and asked > retry.max_delay:
+            return None
+        wait = asked if asked is not None else random.uniform(0, min(retry.max_delay, retry.base_delay * 2 ** (attempts - 1)))
+        return wait if time.monotonic() + wait < started + retry.deadline else None
 
 
 def _api_error(answer: urllib.error.HTTPError) -> ApiError:

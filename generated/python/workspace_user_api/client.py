@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
 from . import _decode
+from . import _encode
 from ._http import BaseClient
-from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -55,7 +57,7 @@ class WorkspaceClient(BaseClient):
             body["sort_direction"] = sort_direction
         return UserPage.from_json(self._call_json("POST", "/api/public/get_users", body, credentials=True))
 
-    def get_user(self, *, target_user: UserRef | UsernameRef) -> UserResponse:
+    def get_user(self, *, target_user: UserRef | UsernameRef | Mapping[str, Any]) -> UserResponse:
         """Get one user.
 
         Returns one user, named by identifier or by username.
@@ -64,10 +66,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/get_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return UserResponse.from_json(self._call_json("POST", "/api/public/get_user", body, credentials=True))
 
-    def create_user(self, *, target_user: NewUser) -> UserResponse:
+    def create_user(self, *, target_user: NewUser | Mapping[str, Any]) -> UserResponse:
         """Create a user.
 
         Creates a user in the "All Users" group. A password, when given, must meet the policy;
@@ -77,10 +79,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/create_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return UserResponse.from_json(self._call_json("POST", "/api/public/create_user", body, credentials=True))
 
-    def update_user(self, *, target_user: UserUpdate) -> UserResponse:
+    def update_user(self, *, target_user: UserUpdate | Mapping[str, Any]) -> UserResponse:
         """Update a user.
 
         Changes the fields present in `target_user` and keeps the others, all at once or not at
@@ -92,10 +94,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return UserResponse.from_json(self._call_json("POST", "/api/public/update_user", body, credentials=True))
 
-    def delete_user(self, *, target_user: UserRef, force: bool | None = None) -> None:
+    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None) -> None:
         """Delete a user.
 
         Deletes the user and their group memberships.
@@ -105,7 +107,7 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/delete_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         if force is not None:
             body["force"] = force
         self._call_json("POST", "/api/public/delete_user", body, credentials=True)
@@ -120,7 +122,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return GroupList.from_json(self._call_json("POST", "/api/public/get_groups", body, credentials=True))
 
-    def add_user_group(self, *, target_user: UserRef, target_group: GroupRef) -> None:
+    def add_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> None:
         """Add a user to a group.
 
         Makes the user a member of the group.
@@ -130,10 +132,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/add_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json(), "target_group": target_group.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
         self._call_json("POST", "/api/public/add_user_group", body, credentials=True)
 
-    def remove_user_group(self, *, target_user: UserRef, target_group: GroupRef) -> None:
+    def remove_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> None:
         """Remove a user from a group.
 
         Ends the user's membership of the group. A system group such as "All Users" can be
@@ -146,10 +148,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/remove_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json(), "target_group": target_group.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
         self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)
 
-    def get_attributes(self, *, target_user: UserRef) -> UserAttributesResponse:
+    def get_attributes(self, *, target_user: UserRef | Mapping[str, Any]) -> UserAttributesResponse:
         """Get a user's attributes.
 
         A user's preferences (Kasm's user attributes): default image, tips, theme, chat
@@ -160,10 +162,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/get_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/get_attributes", body, credentials=True))
 
-    def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate) -> UserAttributesResponse:
+    def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate | Mapping[str, Any]) -> UserAttributesResponse:
         """Update a user's attributes.
 
         Changes the fields present in `target_user_attributes`, all at once or none, and
@@ -176,10 +178,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/update_user_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user_attributes": target_user_attributes.to_json()}
+        body: dict[str, Any] = {"target_user_attributes": _encode.as_json(target_user_attributes)}
         return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/update_user_attributes", body, credentials=True))
 
-    def logout_user(self, *, target_user: UserRef) -> None:
+    def logout_user(self, *, target_user: UserRef | Mapping[str, Any]) -> None:
         """Log a user out everywhere.
 
         Kasm's `logout_user`. This directory issues no sessions; it records, for the user, the
@@ -192,10 +194,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/logout_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_user": target_user.to_json()}
+        body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         self._call_json("POST", "/api/public/logout_user", body, credentials=True)
 
-    def create_group(self, *, target_group: NewGroup) -> GroupResponse:
+    def create_group(self, *, target_group: NewGroup | Mapping[str, Any]) -> GroupResponse:
         """Create a group.
 
         Creates a group with no members. Its name must be free (`409 group_name_taken`).
@@ -205,10 +207,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/create_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
         return GroupResponse.from_json(self._call_json("POST", "/api/public/create_group", body, credentials=True))
 
-    def update_group(self, *, target_group: GroupUpdate) -> GroupResponse:
+    def update_group(self, *, target_group: GroupUpdate | Mapping[str, Any]) -> GroupResponse:
         """Update a group.
 
         Renames a group or changes its description or priority; the fields left out keep
@@ -219,10 +221,10 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/update_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
         return GroupResponse.from_json(self._call_json("POST", "/api/public/update_group", body, credentials=True))
 
-    def delete_group(self, *, target_group: GroupRef) -> None:
+    def delete_group(self, *, target_group: GroupRef | Mapping[str, Any]) -> None:
         """Delete a group.
 
         Deletes a group and every membership of it; its users stay, in their other groups. A
@@ -233,7 +235,7 @@ class WorkspaceClient(BaseClient):
 
         ``POST /api/public/delete_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
-        body: dict[str, Any] = {"target_group": target_group.to_json()}
+        body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
         self._call_json("POST", "/api/public/delete_group", body, credentials=True)
 
     def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
@@ -312,3 +314,20 @@ class WorkspaceClient(BaseClient):
         ``GET /openapi.json``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         """
         return _decode.json_object(self._call_json("GET", "/openapi.json", None, credentials=False), "get_open_api_document")
+
+    def each_user(
+        self, *, page_size: int = 100, sort_by: GetUsersSortBy | None = None, sort_direction: GetUsersSortDirection | None = None
+    ) -> Iterator[User]:
+        """Every user, in the order asked for, fetched a page at a time by following ``next_cursor``.
+
+        Users added or removed meanwhile are neither repeated nor skipped, and memory holds one page.
+        An error answer raises ApiError from the loop, like any other call.
+
+        for user in client.each_user(sort_by="created", page_size=500): ...
+        """
+        page = self.get_users(page_size=page_size, sort_by=sort_by, sort_direction=sort_direction)
+        while True:
+            yield from page.users
+            if not page.next_cursor:
+                return
+            page = self.get_users(cursor=page.next_cursor, page_size=page_size)

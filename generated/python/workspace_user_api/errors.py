@@ -28,11 +28,14 @@ class ApiError(WorkspaceUserApiError):
     """The error body, as the contract describes it; None when the answer carried none."""
     request_id: str | None
     """The answer's ``X-Request-Id``, to find the request in the service's log."""
+    attempts: int
+    """How many times the call was sent (more than 1 when it was retried)."""
 
-    def __init__(self, status: int, body: Error | None, *, request_id: str | None, text: str = "") -> None:
+    def __init__(self, status: int, body: Error | None, *, request_id: str | None, text: str = "", attempts: int = 1) -> None:
         self.status = status
         self.body = body
         self.request_id = request_id
+        self.attempts = attempts
         message = body.error_message if body is not None else (text.strip()[:200] or f"HTTP {status}")
         super().__init__(f"{status} {message}")
         self._message = message
@@ -55,6 +58,13 @@ class ApiError(WorkspaceUserApiError):
 
 class TransportError(WorkspaceUserApiError):
     """No answer came: the service is unreachable, the connection broke, or the time ran out."""
+
+    attempts: int
+    """How many times the call was sent (more than 1 when it was retried)."""
+
+    def __init__(self, message: str, *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 class UnexpectedResponse(WorkspaceUserApiError):
