@@ -11,10 +11,14 @@ import ts from 'typescript';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 
 const CONSUMER = join(PROJECT_ROOT, 'client', '__hover__.ts');
-const SOURCE = `import type { User } from './index.js';
+const SOURCE = `import type { components, User } from './index.js';
 declare const user: User;
+declare const change: components['schemas']['UserUpdate'];
+declare const created: components['schemas']['NewUser'];
 user.first_name;
-user.username;
+user.locked;
+change.password;
+created.organization;
 `;
 
 function hoverText(source: string, word: string): string {
@@ -38,8 +42,30 @@ function hoverText(source: string, word: string): string {
 }
 
 describe('hover documentation on the SDK types', () => {
-  it("shows a field's description from the contract", () => {
+  it("shows a field's description from the contract, on what the service answers and on what a client sends", () => {
     assert.match(hoverText(SOURCE, 'first_name'), /Empty when not set\./);
-    assert.match(hoverText(SOURCE, 'username'), /Trimmed and lower-cased; unique\./);
+    assert.match(hoverText(SOURCE, 'locked'), /Whether the account is locked/);
+    assert.match(hoverText(SOURCE, 'password'), /empty or null keeps the current one/);
+    assert.match(hoverText(SOURCE, 'organization'), /The user's organisation; empty when left out\./);
+  });
+
+  it('has a description for every field of the users a client reads, creates and changes', () => {
+    const described = (name: string) => {
+      const text = readFileSync(join(PROJECT_ROOT, 'generated/workspace/types.ts'), 'utf8');
+      const start = text.indexOf(`        ${name}: {`);
+      const block = text.slice(start, text.indexOf('\n        };', start));
+      // Each field line, and whether a doc comment ends on the line before it.
+      const lines = block.split('\n');
+      return lines
+        .map((line, index) => ({
+          field: /^ {12}(\w+)\??:/.exec(line)?.[1],
+          // A field the service sets is one no client can send: it has nothing to explain.
+          refused: line.includes('ReadOnlyField'),
+          documented: lines[index - 1]?.trim().endsWith('*/') ?? false,
+        }))
+        .filter(({ field, refused, documented }) => field !== undefined && !refused && !documented && !/^api_key(_secret)?$/.test(field))
+        .map(({ field }) => `${name}.${field!}`);
+    };
+    assert.deepEqual([...described('User'), ...described('NewUser'), ...described('UserUpdate')], []);
   });
 });

@@ -547,6 +547,7 @@ export interface components {
         };
         /** @description A user account. Its password, or any hash of it, is never part of it. */
         User: {
+            /** @description The user's identifier, which never changes. */
             user_id: components["schemas"]["UserId"];
             /** @description Trimmed and lower-cased; unique. */
             username: string;
@@ -558,7 +559,9 @@ export interface components {
             phone: string;
             /** @description Empty when not set. */
             organization: string;
+            /** @description Whether the account is locked (in Kasm, a locked user cannot log in until unlocked). */
             locked: boolean;
+            /** @description Whether the account is disabled (in Kasm, a disabled user cannot log in). */
             disabled: boolean;
             /**
              * @description Where the account is authenticated; always `local` here.
@@ -567,7 +570,10 @@ export interface components {
             realm: "local";
             /** @description Every group the user belongs to, always including "All Users", ordered by name. */
             groups: components["schemas"]["GroupMembership"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
             created: string;
             /**
              * Format: date-time
@@ -686,15 +692,27 @@ export interface components {
          *     (never stored, never echoed); the fields the service sets itself are refused.
          */
         NewUser: {
+            /** @description The name the user signs in with; stored trimmed, lower-cased and normalised, and unique. */
             username: components["schemas"]["Username"];
+            /** @description The user's first name; empty when left out. */
             first_name?: components["schemas"]["ProfileText"];
+            /** @description The user's last name; empty when left out. */
             last_name?: components["schemas"]["ProfileText"];
+            /** @description A phone number, as free text; empty when left out. */
             phone?: components["schemas"]["Phone"];
+            /** @description The user's organisation; empty when left out. */
             organization?: components["schemas"]["ProfileText"];
-            /** @default false */
+            /**
+             * @description Whether the account is locked (in Kasm, a locked user cannot log in until unlocked).
+             * @default false
+             */
             locked?: boolean | null;
-            /** @default false */
+            /**
+             * @description Whether the account is disabled (in Kasm, a disabled user cannot log in).
+             * @default false
+             */
             disabled?: boolean | null;
+            /** @description The user's first password, under the password policy; without one the user cannot sign in until one is set. */
             password?: components["schemas"]["Password"];
             user_id?: components["schemas"]["ReadOnlyField"];
             realm?: components["schemas"]["ReadOnlyField"];
@@ -726,14 +744,23 @@ export interface components {
          *     ignored; `realm`, `groups` and the other fields the service sets are refused.
          */
         UserUpdate: {
+            /** @description The user to change; the identifier itself never changes. */
             user_id: components["schemas"]["UserIdAccepted"];
+            /** @description A new name to sign in with, under the username profile; unique. */
             username?: components["schemas"]["Username"] | null;
+            /** @description A new first name; an empty string clears it. */
             first_name?: components["schemas"]["ProfileText"];
+            /** @description A new last name; an empty string clears it. */
             last_name?: components["schemas"]["ProfileText"];
+            /** @description A new phone number, as free text; an empty string clears it. */
             phone?: components["schemas"]["Phone"];
+            /** @description A new organisation; an empty string clears it. */
             organization?: components["schemas"]["ProfileText"];
+            /** @description Lock (true) or unlock (false) the account. */
             locked?: boolean | null;
+            /** @description Disable (true) or enable (false) the account. */
             disabled?: boolean | null;
+            /** @description A new password, under the password policy; empty or null keeps the current one. */
             password?: components["schemas"]["PasswordChange"];
             realm?: components["schemas"]["ReadOnlyField"];
             groups?: components["schemas"]["ReadOnlyField"];

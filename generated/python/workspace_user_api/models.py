@@ -246,7 +246,7 @@ class User:
     """A user account. Its password, or any hash of it, is never part of it."""
 
     user_id: UserId
-    """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
+    """The user's identifier, which never changes."""
 
     username: str
     """Trimmed and lower-cased; unique."""
@@ -264,8 +264,10 @@ class User:
     """Empty when not set."""
 
     locked: bool
+    """Whether the account is locked (in Kasm, a locked user cannot log in until unlocked)."""
 
     disabled: bool
+    """Whether the account is disabled (in Kasm, a disabled user cannot log in)."""
 
     realm: UserRealm
     """Where the account is authenticated; always `local` here."""
@@ -274,6 +276,7 @@ class User:
     """Every group the user belongs to, always including "All Users", ordered by name."""
 
     created: datetime
+    """When the user was created (UTC)."""
 
     password_set_date: datetime | None
     """When the password was last set; null when the user has no password."""
@@ -444,55 +447,28 @@ class NewUser:
     """
 
     username: Username
-    """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
-    UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction:
-    surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
-    the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
-    and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
-    overrides, variation selectors, fillers: every default-ignorable code point), more than
-    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
-    letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
-    Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
-    profile refuses gets `400` with the code `invalid_username` and a message that says why.
-    """
+    """The name the user signs in with; stored trimmed, lower-cased and normalised, and unique."""
 
     first_name: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """The user's first name; empty when left out."""
 
     last_name: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """The user's last name; empty when left out."""
 
     phone: Phone | None = None
-    """Free-form text of up to 64 characters, such as digits separated by hyphens; any
-    character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
-    """
+    """A phone number, as free text; empty when left out."""
 
     organization: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """The user's organisation; empty when left out."""
 
     locked: bool | None = None
+    """Whether the account is locked (in Kasm, a locked user cannot log in until unlocked)."""
 
     disabled: bool | None = None
+    """Whether the account is disabled (in Kasm, a disabled user cannot log in)."""
 
     password: Password | None = None
-    """A new password: 8 to 128 characters (never truncated), with at least
-    one uppercase letter, one lowercase letter, one digit and one special character
-    (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
-    enforced too: the 8 are counted as a person sees them (a letter with its combining
-    accents is one), and the password must not be the user's username, whatever its case.
-    Stored only as an argon2id hash and never returned. `null` is the same as leaving the
-    field out, as Kasm takes it.
-    """
+    """The user's first password, under the password policy; without one the user cannot sign in until one is set."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -538,45 +514,31 @@ class UserUpdate:
     """
 
     user_id: UserIdAccepted
-    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
-    either case. Both name the same user; answers always give the 32 lowercase digits.
-    """
+    """The user to change; the identifier itself never changes."""
 
     username: Username | None = None
+    """A new name to sign in with, under the username profile; unique."""
 
     first_name: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """A new first name; an empty string clears it."""
 
     last_name: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """A new last name; an empty string clears it."""
 
     phone: Phone | None = None
-    """Free-form text of up to 64 characters, such as digits separated by hyphens; any
-    character but U+0000 (NUL). `null` is the same as leaving the field out, as Kasm takes it.
-    """
+    """A new phone number, as free text; an empty string clears it."""
 
     organization: ProfileText | None = None
-    """Free text of up to 255 characters. Any character but U+0000 (NUL), which no text column
-    of PostgreSQL can hold, so that both stores accept the same values. `null` is the
-    same as leaving the field out, as Kasm takes it.
-    """
+    """A new organisation; an empty string clears it."""
 
     locked: bool | None = None
+    """Lock (true) or unlock (false) the account."""
 
     disabled: bool | None = None
+    """Disable (true) or enable (false) the account."""
 
     password: PasswordChange | None = None
-    """A new password for an existing user, under the same policy as `Password`. An empty
-    string or `null` changes nothing, as in Kasm, whose clients send `"password": ""` beside
-    other changes when they mean to keep the password.
-    """
+    """A new password, under the password policy; empty or null keeps the current one."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
