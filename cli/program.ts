@@ -60,6 +60,16 @@ const positiveInteger = wholeNumberFrom(1);
 /** The user named by a --user option: a user_id as it is (a deleted user's events stay), a username looked up. */
 const USER_ID = /^[0-9a-f]{32}$/;
 
+/** The profile's text fields that create and update take, as the options gave them. */
+function profileFields(options: Record<string, string | boolean | undefined>) {
+  return {
+    ...(options.firstName !== undefined ? { first_name: String(options.firstName) } : {}),
+    ...(options.lastName !== undefined ? { last_name: String(options.lastName) } : {}),
+    ...(options.phone !== undefined ? { phone: String(options.phone) } : {}),
+    ...(options.organization !== undefined ? { organization: String(options.organization) } : {}),
+  };
+}
+
 interface GlobalOptions {
   url?: string;
   apiKey?: string;
@@ -211,10 +221,7 @@ function buildProgram(io: CliIo): Command {
       await client().createUser({
         target_user: {
           username: String(options.username),
-          ...(options.firstName !== undefined ? { first_name: String(options.firstName) } : {}),
-          ...(options.lastName !== undefined ? { last_name: String(options.lastName) } : {}),
-          ...(options.phone !== undefined ? { phone: String(options.phone) } : {}),
-          ...(options.organization !== undefined ? { organization: String(options.organization) } : {}),
+          ...profileFields(options),
           ...(password !== undefined ? { password } : {}),
         },
       }),
@@ -241,10 +248,7 @@ function buildProgram(io: CliIo): Command {
   ).action(async (named: string, options: Record<string, string | boolean | undefined>) => {
     const changes = {
       ...(options.username !== undefined ? { username: String(options.username) } : {}),
-      ...(options.firstName !== undefined ? { first_name: String(options.firstName) } : {}),
-      ...(options.lastName !== undefined ? { last_name: String(options.lastName) } : {}),
-      ...(options.phone !== undefined ? { phone: String(options.phone) } : {}),
-      ...(options.organization !== undefined ? { organization: String(options.organization) } : {}),
+      ...profileFields(options),
       ...(options.lock ? { locked: true } : options.unlock ? { locked: false } : {}),
       ...(options.disable ? { disabled: true } : options.enable ? { disabled: false } : {}),
     };
