@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -67,9 +68,11 @@ expect_error(
 )
 done.append("validateCredentials")
 
-created: User = client.create_user(
-    target_user=NewUser(username="Py@Example.com", first_name="Guido", password="Correct-Horse-42")
-).user
+creation = client.create_user(target_user=NewUser(username="Py@Example.com", first_name="Guido", password="Correct-Horse-42"))
+created: User = creation.user
+# The answer carries the service's request id (a UUID) and the one attempt it took.
+assert creation.call is not None and creation.call.attempts == 1, creation.call
+assert re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", creation.call.request_id or ""), creation.call
 assert created.username == "py@example.com" and isinstance(created.created, datetime)
 assert created.password_set_date is not None and created.last_session is None
 expect_error(lambda: client.create_user(target_user=NewUser(username="py@example.com")), 409, "username_taken")
@@ -105,7 +108,7 @@ expect_error(lambda: client.get_users(page=1, cursor="abc"), 400, "invalid_reque
 extra = client.create_user(target_user={"username": "dict@example.com", "first_name": "Dict"}).user
 assert extra.first_name == "Dict"
 assert [user.username for user in client.each_user(page_size=1, sort_by="username")] == sorted([created.username, "dict@example.com"])
-client.delete_user(target_user={"user_id": extra.user_id})
+assert client.delete_user(target_user={"user_id": extra.user_id}).attempts == 1
 done.append("getUsers")
 
 # The same key by HTTP Basic, with no credentials in the body.

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from workspace_user_api import ApiError, NewUser, Retry, TransportError, UserRef, WorkspaceClient
+from workspace_user_api import ApiError, Call, NewUser, Retry, TransportError, UserRef, WorkspaceClient
 
 Reply = Callable[[http.server.BaseHTTPRequestHandler], None]
 USER = {
@@ -88,9 +88,15 @@ def client(retry: Retry | None = Retry()) -> WorkspaceClient:
 
 # 503 with Retry-After: 1, then 200: the call succeeds on the second attempt, at least a second later.
 answering(busy("1"), answer(200, {"user": USER}))
-user = client().get_user(target_user=UserRef(user_id="a" * 32)).user
-assert user.username == "ada@example.com"
+found = client().get_user(target_user=UserRef(user_id="a" * 32))
+assert found.user.username == "ada@example.com"
 assert len(arrived) == 2 and arrived[1] - arrived[0] >= 1.0, arrived
+# The answer says how it came: the request id of the answer that succeeded, after two attempts.
+assert found.call == Call(request_id="request-200", attempts=2), found.call
+
+# An operation that answers nothing returns how it came.
+answering(answer(200, {}))
+assert client().delete_user(target_user={"user_id": "a" * 32}) == Call(request_id="request-200", attempts=1)
 
 # A 400 is never retried.
 answering(answer(400, {"error_message": "Invalid request", "code": "invalid_request"}), answer(200, {"user": USER}))

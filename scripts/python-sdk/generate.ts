@@ -108,14 +108,14 @@ function fieldsOf(
   return fields;
 }
 
-function modelClass(name: string, schema: Schema, fields: Field[]): string[] {
+function modelClass(name: string, schema: Schema, fields: Field[], isAnswer: boolean): string[] {
   const required = fields.filter((field) => field.required);
   const optional = fields.filter((field) => !field.required);
   const lines = [
     '',
     '',
     '@dataclass(kw_only=True)',
-    `class ${identifier(name, 'schema')}:`,
+    `class ${identifier(name, 'schema')}${isAnswer ? '(Answer)' : ''}:`,
     ...docstring(schema.description ?? name, '    '),
   ];
   for (const field of fields) {
@@ -154,7 +154,17 @@ function modelClass(name: string, schema: Schema, fields: Field[]): string[] {
   return lines;
 }
 
-function modelsModule(document: OpenApiDocument, inline: Aliases): string {
+/** The schemas an operation answers with: their models carry how the answer came (package/_http.py's Answer). */
+function answerSchemas(operations: Operation[]): Set<string> {
+  const names = new Set<string>();
+  for (const operation of operations) {
+    const ref = operation.schema.responses['200']?.content?.['application/json']?.schema?.$ref as string | undefined;
+    if (ref) names.add(ref.split('/').at(-1)!);
+  }
+  return names;
+}
+
+function modelsModule(document: OpenApiDocument, inline: Aliases, answers: Set<string>): string {
   const schemas = document.components.schemas as Record<string, Schema>;
   const aliases: string[] = [];
   const defineInline = (alias: string, { literal, of }: { literal: PythonType; of: string }) => {
@@ -178,7 +188,7 @@ function modelsModule(document: OpenApiDocument, inline: Aliases): string {
     const own: Aliases = new Map();
     const fields = fieldsOf(document, name, schema, own, (property) => `${name}.${property}`);
     for (const [alias, found] of own) defineInline(alias, found);
-    classes.push(...modelClass(name, schema, fields));
+    classes.push(...modelClass(name, schema, fields, answers.has(name)));
     exported.push(name);
   }
   for (const [alias, found] of inline) defineInline(alias, found);
@@ -192,6 +202,7 @@ function modelsModule(document: OpenApiDocument, inline: Aliases): string {
     'from typing import Any, Literal, TypeAlias, cast',
     '',
     'from . import _decode',
+    ...(answers.size ? ['from ._http import Answer'] : []),
     '',
     `__all__ = [${exported.map((name) => JSON.stringify(name)).join(', ')}]`,
     ...aliases,
@@ -236,7 +247,7 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   const returns = !mediaType.endsWith('json')
     ? 'str'
     : isEmptyObject(answer) && answer?.additionalProperties === false
-      ? 'None'
+      ? 'Call'
       : annotation(pythonType(document, media.schema ?? {}));
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
     (field) =>
@@ -253,6 +264,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   doc.push(
     '',
     `\`\`${operation.method} ${operation.path}\`\`. Raises ApiError when the service answers with an error, TransportError when it does not answer.`,
+    returns === 'Call'
+      ? 'Returns how the answer came (its request id and the attempts it took).'
+      : mediaType.endsWith('json')
+        ? "The answer's ``call`` says how it came (its request id and the attempts it took)."
+        : '',
   );
   lines.push(...docstring(doc.filter((line, index, all) => !(line === '' && all[index - 1] === '')).join('\n'), '        '));
   if (!mediaType.endsWith('json')) {
@@ -268,9 +284,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
     }
     body = 'body';
   }
-  const call = `self._call_json(${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'})`;
-  if (returns === 'None') lines.push(`        ${call}`);
-  else lines.push(`        return ${decode(pythonType(document, media.schema ?? {}), call, name)}`);
+  const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}`;
+  const answerType = pythonType(document, media.schema ?? {});
+  if (returns === 'Call') lines.push(`        return self._call_json(${request})[1]`);
+  else if (answerType.kind === 'class') lines.push(`        return self._call_model(${answerType.name}.from_json, ${request})`);
+  else lines.push(`        return ${decode(answerType, `self._call_json(${request})[0]`, name)}`);
   return lines;
 }
 
@@ -316,7 +334,7 @@ function clientModule(document: OpenApiDocument, operations: Operation[], aliase
     '',
     ...(text.includes('_decode.') ? ['from . import _decode'] : []),
     ...(text.includes('_encode.') ? ['from . import _encode'] : []),
-    'from ._http import BaseClient',
+    `from ._http import BaseClient${/-> Call:/.test(text) ? ', Call' : ''}`,
     `from .models import ${[...modelNames].sort().join(', ')}`,
     '',
     '__all__ = ["WorkspaceClient"]',
@@ -338,14 +356,14 @@ function initModule(document: OpenApiDocument, models: string): string {
   return [
     `"""${document.info.title}: the Python SDK of its contract, version ${document.info.version}. ${HEADER}"""`,
     '',
-    'from ._http import CredentialsIn, Retry',
+    'from ._http import Answer, Call, CredentialsIn, Retry',
     'from .client import WorkspaceClient',
     `from .errors import ${errors.join(', ')}`,
     `from .models import ${exported.join(', ')}`,
     '',
     `__version__ = ${JSON.stringify(document.info.version)}`,
     '',
-    `__all__ = [${['WorkspaceClient', 'CredentialsIn', 'Retry', ...errors, ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
+    `__all__ = [${['WorkspaceClient', 'Answer', 'Call', 'CredentialsIn', 'Retry', ...errors, ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
     '',
   ].join('\n');
 }
@@ -410,7 +428,7 @@ export function pythonSdk(document: OpenApiDocument): Map<string, string> {
   const operations = operationsOf(document);
   const aliases: Aliases = new Map();
   const client = clientModule(document, operations, aliases);
-  const models = modelsModule(document, aliases);
+  const models = modelsModule(document, aliases, answerSchemas(operations));
   const files = new Map<string, string>([
     ['pyproject.toml', pyproject(document)],
     ['README.md', readme(document, operations)],

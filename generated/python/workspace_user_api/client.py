@@ -8,7 +8,7 @@ from typing import Any
 
 from . import _decode
 from . import _encode
-from ._http import BaseClient
+from ._http import BaseClient, Call
 from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
@@ -27,9 +27,10 @@ class WorkspaceClient(BaseClient):
         Answers whether the key and secret are valid, and what the key may do. Any valid key may call it.
 
         ``POST /api/public/validate_credentials``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {}
-        return KeyInfo.from_json(self._call_json("POST", "/api/public/validate_credentials", body, credentials=True))
+        return self._call_model(KeyInfo.from_json, "POST", "/api/public/validate_credentials", body, credentials=True)
 
     def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None) -> UserPage:
         """List users.
@@ -43,6 +44,7 @@ class WorkspaceClient(BaseClient):
         :param sort_direction: Default asc.
 
         ``POST /api/public/get_users``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {}
         if page is not None:
@@ -55,7 +57,7 @@ class WorkspaceClient(BaseClient):
             body["sort_by"] = sort_by
         if sort_direction is not None:
             body["sort_direction"] = sort_direction
-        return UserPage.from_json(self._call_json("POST", "/api/public/get_users", body, credentials=True))
+        return self._call_model(UserPage.from_json, "POST", "/api/public/get_users", body, credentials=True)
 
     def get_user(self, *, target_user: UserRef | UsernameRef | Mapping[str, Any]) -> UserResponse:
         """Get one user.
@@ -65,9 +67,10 @@ class WorkspaceClient(BaseClient):
         :param target_user: The user to return, by identifier or by username. When both come, the identifier wins and the username is not looked at; an empty or `null` one counts as absent, as in Kasm.
 
         ``POST /api/public/get_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return UserResponse.from_json(self._call_json("POST", "/api/public/get_user", body, credentials=True))
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/get_user", body, credentials=True)
 
     def create_user(self, *, target_user: NewUser | Mapping[str, Any]) -> UserResponse:
         """Create a user.
@@ -78,9 +81,10 @@ class WorkspaceClient(BaseClient):
         :param target_user: A user to create. Omitted text fields are empty; omitted flags are false; `null` is the same as omitted. Keys the contract does not know are ignored, as Kasm ignores them (never stored, never echoed); the fields the service sets itself are refused.
 
         ``POST /api/public/create_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return UserResponse.from_json(self._call_json("POST", "/api/public/create_user", body, credentials=True))
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/create_user", body, credentials=True)
 
     def update_user(self, *, target_user: UserUpdate | Mapping[str, Any]) -> UserResponse:
         """Update a user.
@@ -93,11 +97,12 @@ class WorkspaceClient(BaseClient):
         :param target_user: The user to update and the fields to change. Only the fields present change, all at once or not at all; an omitted field, or one sent as `null`, keeps its value, and so does an empty `password`, as in Kasm. Keys the contract does not know are ignored; `realm`, `groups` and the other fields the service sets are refused.
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return UserResponse.from_json(self._call_json("POST", "/api/public/update_user", body, credentials=True))
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/update_user", body, credentials=True)
 
-    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None) -> None:
+    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None) -> Call:
         """Delete a user.
 
         Deletes the user and their group memberships.
@@ -106,11 +111,12 @@ class WorkspaceClient(BaseClient):
         :param force: Accepted for compatibility with Kasm clients, where it also ends the user's running sessions. This service holds no sessions, so a delete never needs forcing.
 
         ``POST /api/public/delete_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         if force is not None:
             body["force"] = force
-        self._call_json("POST", "/api/public/delete_user", body, credentials=True)
+        return self._call_json("POST", "/api/public/delete_user", body, credentials=True)[1]
 
     def get_groups(self) -> GroupList:
         """List groups.
@@ -118,11 +124,12 @@ class WorkspaceClient(BaseClient):
         Returns every group, ordered by name. Groups are created with `create_group` (or `npm run admin -- create-group`).
 
         ``POST /api/public/get_groups``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {}
-        return GroupList.from_json(self._call_json("POST", "/api/public/get_groups", body, credentials=True))
+        return self._call_model(GroupList.from_json, "POST", "/api/public/get_groups", body, credentials=True)
 
-    def add_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> None:
+    def add_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> Call:
         """Add a user to a group.
 
         Makes the user a member of the group.
@@ -131,11 +138,12 @@ class WorkspaceClient(BaseClient):
         :param target_group: Names a group by identifier.
 
         ``POST /api/public/add_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
-        self._call_json("POST", "/api/public/add_user_group", body, credentials=True)
+        return self._call_json("POST", "/api/public/add_user_group", body, credentials=True)[1]
 
-    def remove_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> None:
+    def remove_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> Call:
         """Remove a user from a group.
 
         Ends the user's membership of the group. A system group such as "All Users" can be
@@ -147,9 +155,10 @@ class WorkspaceClient(BaseClient):
         :param target_group: Names a group by identifier.
 
         ``POST /api/public/remove_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
-        self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)
+        return self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)[1]
 
     def get_attributes(self, *, target_user: UserRef | Mapping[str, Any]) -> UserAttributesResponse:
         """Get a user's attributes.
@@ -161,9 +170,10 @@ class WorkspaceClient(BaseClient):
         :param target_user: Names a user by identifier.
 
         ``POST /api/public/get_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/get_attributes", body, credentials=True))
+        return self._call_model(UserAttributesResponse.from_json, "POST", "/api/public/get_attributes", body, credentials=True)
 
     def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate | Mapping[str, Any]) -> UserAttributesResponse:
         """Update a user's attributes.
@@ -177,11 +187,12 @@ class WorkspaceClient(BaseClient):
         :param target_user_attributes: The user whose preferences change, and the ones to change: only the fields present change, all at once or none; `null` or a missing field keeps its value. Each is checked before anything is stored, and a refused one is named in the `400`.
 
         ``POST /api/public/update_user_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user_attributes": _encode.as_json(target_user_attributes)}
-        return UserAttributesResponse.from_json(self._call_json("POST", "/api/public/update_user_attributes", body, credentials=True))
+        return self._call_model(UserAttributesResponse.from_json, "POST", "/api/public/update_user_attributes", body, credentials=True)
 
-    def logout_user(self, *, target_user: UserRef | Mapping[str, Any]) -> None:
+    def logout_user(self, *, target_user: UserRef | Mapping[str, Any]) -> Call:
         """Log a user out everywhere.
 
         Kasm's `logout_user`. This directory issues no sessions; it records, for the user, the
@@ -193,9 +204,10 @@ class WorkspaceClient(BaseClient):
         :param target_user: Names a user by identifier.
 
         ``POST /api/public/logout_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        self._call_json("POST", "/api/public/logout_user", body, credentials=True)
+        return self._call_json("POST", "/api/public/logout_user", body, credentials=True)[1]
 
     def create_group(self, *, target_group: NewGroup | Mapping[str, Any]) -> GroupResponse:
         """Create a group.
@@ -206,9 +218,10 @@ class WorkspaceClient(BaseClient):
         :param target_group: A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored.
 
         ``POST /api/public/create_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        return GroupResponse.from_json(self._call_json("POST", "/api/public/create_group", body, credentials=True))
+        return self._call_model(GroupResponse.from_json, "POST", "/api/public/create_group", body, credentials=True)
 
     def update_group(self, *, target_group: GroupUpdate | Mapping[str, Any]) -> GroupResponse:
         """Update a group.
@@ -220,11 +233,12 @@ class WorkspaceClient(BaseClient):
         :param target_group: The group to change and the fields to change; an omitted or `null` field keeps its value. A system group keeps its name (`409 system_group`), but its description and priority may change.
 
         ``POST /api/public/update_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        return GroupResponse.from_json(self._call_json("POST", "/api/public/update_group", body, credentials=True))
+        return self._call_model(GroupResponse.from_json, "POST", "/api/public/update_group", body, credentials=True)
 
-    def delete_group(self, *, target_group: GroupRef | Mapping[str, Any]) -> None:
+    def delete_group(self, *, target_group: GroupRef | Mapping[str, Any]) -> Call:
         """Delete a group.
 
         Deletes a group and every membership of it; its users stay, in their other groups. A
@@ -234,9 +248,10 @@ class WorkspaceClient(BaseClient):
         :param target_group: Names a group by identifier.
 
         ``POST /api/public/delete_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        self._call_json("POST", "/api/public/delete_group", body, credentials=True)
+        return self._call_json("POST", "/api/public/delete_group", body, credentials=True)[1]
 
     def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.
@@ -251,6 +266,7 @@ class WorkspaceClient(BaseClient):
         :param cursor: Continue after the page this came from (its `next_cursor`), with the same filters.
 
         ``POST /api/public/get_audit_events``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {}
         if target_user_id is not None:
@@ -265,7 +281,7 @@ class WorkspaceClient(BaseClient):
             body["page_size"] = page_size
         if cursor is not None:
             body["cursor"] = cursor
-        return AuditEventPage.from_json(self._call_json("POST", "/api/public/get_audit_events", body, credentials=True))
+        return self._call_model(AuditEventPage.from_json, "POST", "/api/public/get_audit_events", body, credentials=True)
 
     def get_health(self) -> Health:
         """Liveness.
@@ -276,8 +292,9 @@ class WorkspaceClient(BaseClient):
         instead, the probe for whether to send traffic. Needs no credentials.
 
         ``GET /healthz``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
-        return Health.from_json(self._call_json("GET", "/healthz", None, credentials=False))
+        return self._call_model(Health.from_json, "GET", "/healthz", None, credentials=False)
 
     def get_readiness(self) -> Readiness:
         """Readiness.
@@ -291,8 +308,9 @@ class WorkspaceClient(BaseClient):
         process can answer at all. Needs no credentials.
 
         ``GET /readyz``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
-        return Readiness.from_json(self._call_json("GET", "/readyz", None, credentials=False))
+        return self._call_model(Readiness.from_json, "GET", "/readyz", None, credentials=False)
 
     def get_api_reference(self) -> str:
         """The API reference.
@@ -312,8 +330,9 @@ class WorkspaceClient(BaseClient):
         The bundled OpenAPI 3.1 document of this API, as JSON, for tools and code generators.
 
         ``GET /openapi.json``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
-        return _decode.json_object(self._call_json("GET", "/openapi.json", None, credentials=False), "get_open_api_document")
+        return _decode.json_object(self._call_json("GET", "/openapi.json", None, credentials=False)[0], "get_open_api_document")
 
     def each_user(
         self, *, page_size: int = 100, sort_by: GetUsersSortBy | None = None, sort_direction: GetUsersSortDirection | None = None

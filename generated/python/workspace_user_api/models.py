@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal, TypeAlias, cast
 
 from . import _decode
+from ._http import Answer
 
 __all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
@@ -132,7 +133,7 @@ GetUsersSortDirection: TypeAlias = Literal["asc", "desc"]
 
 
 @dataclass(kw_only=True)
-class KeyInfo:
+class KeyInfo(Answer):
     """What the caller's key is and may do. Its secret is never returned."""
 
     api_key: ApiKey
@@ -315,7 +316,7 @@ class User:
 
 
 @dataclass(kw_only=True)
-class UserPage:
+class UserPage(Answer):
     """One page of users, in the order asked for; or, when no page was asked for, every user, with `total` the number listed and neither `page` nor `page_size`."""
 
     users: list[User]
@@ -419,7 +420,7 @@ class UsernameRef:
 
 
 @dataclass(kw_only=True)
-class UserResponse:
+class UserResponse(Answer):
     """UserResponse"""
 
     user: User
@@ -618,7 +619,7 @@ class Group:
 
 
 @dataclass(kw_only=True)
-class GroupList:
+class GroupList(Answer):
     """GroupList"""
 
     groups: list[Group]
@@ -726,7 +727,7 @@ class UserAttributes:
 
 
 @dataclass(kw_only=True)
-class UserAttributesResponse:
+class UserAttributesResponse(Answer):
     """UserAttributesResponse"""
 
     user_attributes: UserAttributes
@@ -862,7 +863,7 @@ class NewGroup:
 
 
 @dataclass(kw_only=True)
-class GroupResponse:
+class GroupResponse(Answer):
     """GroupResponse"""
 
     group: Group
@@ -976,7 +977,7 @@ class AuditEvent:
 
 
 @dataclass(kw_only=True)
-class AuditEventPage:
+class AuditEventPage(Answer):
     """Audit events, newest first."""
 
     events: list[AuditEvent]
@@ -1000,7 +1001,7 @@ class AuditEventPage:
 
 
 @dataclass(kw_only=True)
-class Health:
+class Health(Answer):
     """Health"""
 
     status: HealthStatus
@@ -1020,7 +1021,7 @@ class Health:
 
 
 @dataclass(kw_only=True)
-class Readiness:
+class Readiness(Answer):
     """The service is ready for traffic."""
 
     status: ReadinessStatus

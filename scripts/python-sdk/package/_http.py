@@ -24,6 +24,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 from .errors import ApiError, TransportError, UnexpectedResponse
@@ -49,6 +50,25 @@ class Retry:
     base_delay: float = 0.25
     max_delay: float = 10.0
     deadline: float = 60.0
+
+
+@dataclass(frozen=True)
+class Call:
+    """How an answer came: the service's ``X-Request-Id`` (quote it when reporting a
+    problem; the service's log has it) and how many times the call was sent."""
+
+    request_id: str | None
+    attempts: int
+
+
+class Answer:
+    """What every operation's answer carries beside the contract's fields."""
+
+    call: Call | None = None
+    """How the answer came (request id, attempts); None on a model built by hand."""
+
+
+_Answer = TypeVar("_Answer", bound=Answer)
 
 
 def _retry_after(header: str | None) -> float | None:
@@ -114,8 +134,17 @@ class BaseClient:
     def __repr__(self) -> str:  # never the secret
         return f"{type(self).__name__}({self.base_url!r}, api_key={self._api_key!r})"
 
-    def _call_json(self, method: str, path: str, body: dict[str, Any] | None, *, credentials: bool) -> Any:
-        """Sends one request and returns the answer's JSON; raises ApiError for an error status."""
+    def _call_model(
+        self, read: Callable[[object], _Answer], method: str, path: str, body: dict[str, Any] | None, *, credentials: bool
+    ) -> _Answer:
+        """Sends one request and reads its answer into a model that carries how it came."""
+        data, call = self._call_json(method, path, body, credentials=credentials)
+        answer = read(data)
+        answer.call = call
+        return answer
+
+    def _call_json(self, method: str, path: str, body: dict[str, Any] | None, *, credentials: bool) -> tuple[Any, Call]:
+        """Sends one request and returns the answer's JSON and how it came; raises ApiError for an error status."""
         headers = {"Accept": "application/json"}
         data: bytes | None = None
         if body is not None:
@@ -132,17 +161,17 @@ class BaseClient:
         if credentials and self.credentials_in == "headers" and self._api_key is not None:
             headers["api-key"] = self._api_key
             headers["api-key-secret"] = self._api_key_secret or ""
-        raw = self._send(method, path, data, headers)
+        raw, call = self._send(method, path, data, headers)
         try:
-            return json.loads(raw)
+            return json.loads(raw), call
         except ValueError:
             raise UnexpectedResponse(f"{method} {path}: the answer is not JSON") from None
 
     def _call_text(self, method: str, path: str) -> str:
         """Sends one request and returns the answer as text."""
-        return self._send(method, path, None, {}).decode("utf-8")
+        return self._send(method, path, None, {})[0].decode("utf-8")
 
-    def _send(self, method: str, path: str, data: bytes | None, headers: dict[str, str]) -> bytes:
+    def _send(self, method: str, path: str, data: bytes | None, headers: dict[str, str]) -> tuple[bytes, Call]:
         started = time.monotonic()
         attempts = 0
         while True:
@@ -152,7 +181,7 @@ class BaseClient:
             try:
                 with self._opener.open(request, timeout=max(0.001, min(self.timeout, remaining))) as response:
                     content: bytes = response.read()
-                    return content
+                    return content, Call(request_id=response.headers.get("X-Request-Id"), attempts=attempts)
             except urllib.error.HTTPError as answer:
                 error = _api_error(answer)
                 error.attempts = attempts
