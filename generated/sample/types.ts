@@ -71,6 +71,7 @@ export interface components {
         ErrorDetail: {
             /** @description A JSON pointer into the request, such as `/body/target_user/password`. */
             path: string;
+            /** @description What is wrong at that place, in a sentence for people. */
             message: string;
         };
         /** @description The one shape of every error the service returns. */

@@ -483,7 +483,9 @@ export interface components {
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
+            /** @description The key's name, given when it was created so that people can tell keys apart. */
             name: string;
+            /** @description What the key may do: each operation names the permission it needs (its `x-permission`). */
             permissions: components["schemas"]["Permission"][];
             /**
              * Format: date-time
@@ -495,6 +497,7 @@ export interface components {
         ErrorDetail: {
             /** @description A JSON pointer into the request, such as `/body/target_user/password`. */
             path: string;
+            /** @description What is wrong at that place, in a sentence for people. */
             message: string;
         };
         /** @description The one shape of every error the service returns. */
@@ -541,6 +544,7 @@ export interface components {
         GroupId: string;
         /** @description A group a user belongs to. */
         GroupMembership: {
+            /** @description The group's identifier. */
             group_id: components["schemas"]["GroupId"];
             /** @example All Users */
             name: string;
@@ -593,6 +597,7 @@ export interface components {
         };
         /** @description One page of users, in the order asked for; or, when no page was asked for, every user, with `total` the number listed and neither `page` nor `page_size`. */
         UserPage: {
+            /** @description The users of this page, in the order asked for. */
             users: components["schemas"]["User"][];
             /** @description How many users there are in all (when listing every user, how many are listed). */
             total: number;
@@ -613,6 +618,7 @@ export interface components {
         UserIdAccepted: string;
         /** @description Names a user by identifier. */
         UserRef: {
+            /** @description The user's identifier: 32 hexadecimal digits, with or without the UUID's dashes, in either case. */
             user_id: components["schemas"]["UserIdAccepted"];
         };
         /**
@@ -635,6 +641,7 @@ export interface components {
          *     width-mapped, lower-cased, NFC). An empty or `null` `user_id` beside it counts as absent.
          */
         UsernameRef: {
+            /** @description The user's username, matched as it is stored: trimmed, lower-cased and normalised. */
             username: components["schemas"]["Username"];
             /**
              * @description Empty, `null`, or left out.
@@ -653,6 +660,7 @@ export interface components {
             target_user: components["schemas"]["UserRef"] | components["schemas"]["UsernameRef"];
         };
         UserResponse: {
+            /** @description The user as stored now. */
             user: components["schemas"]["User"];
         };
         /**
@@ -726,6 +734,7 @@ export interface components {
         CreateUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user to create. */
             target_user: components["schemas"]["NewUser"];
         };
         /**
@@ -773,11 +782,13 @@ export interface components {
         UpdateUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user to update, by identifier, and the fields to change. */
             target_user: components["schemas"]["UserUpdate"];
         };
         DeleteUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user to delete. */
             target_user: components["schemas"]["UserRef"];
             /**
              * @description Accepted for compatibility with Kasm clients, where it also ends the user's running
@@ -798,6 +809,7 @@ export interface components {
          */
         GroupPriority: number;
         Group: {
+            /** @description The group's identifier, which never changes. */
             group_id: components["schemas"]["GroupId"];
             /**
              * @description The group's name, unique.
@@ -806,6 +818,7 @@ export interface components {
             name: string;
             /** @description Free text; empty when not set. */
             description: string;
+            /** @description When a user's groups disagree on a setting, the group with the lowest number wins. */
             priority: components["schemas"]["GroupPriority"];
             /** @description System groups (such as "All Users", which holds every user) cannot be renamed or deleted, and only a key with `groups_modify_system` can take a user out of one. */
             is_system: boolean;
@@ -824,17 +837,21 @@ export interface components {
         GroupIdAccepted: string;
         /** @description Names a group by identifier. */
         GroupRef: {
+            /** @description The group's identifier: 32 hexadecimal digits, with or without the UUID's dashes, in either case. */
             group_id: components["schemas"]["GroupIdAccepted"];
         };
         UserGroupRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user to add to the group or to take out of it. */
             target_user: components["schemas"]["UserRef"];
+            /** @description The group. */
             target_group: components["schemas"]["GroupRef"];
         };
         GetAttributesRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user whose attributes to read. */
             target_user: components["schemas"]["UserRef"];
         };
         /**
@@ -844,6 +861,7 @@ export interface components {
         UserAttributes: {
             /** @description The attributes' own identifier (Kasm's), derived from the user's; the same for the user's whole life. */
             user_attributes_id: string;
+            /** @description The user these attributes belong to. */
             user_id: components["schemas"]["UserId"];
             /** @description The workspace image a session starts with, by its identifier; null when none is chosen. */
             default_image: string | null;
@@ -868,6 +886,7 @@ export interface components {
             preferred_timezone: string;
         };
         UserAttributesResponse: {
+            /** @description The user's attributes as stored now. */
             user_attributes: components["schemas"]["UserAttributes"];
         };
         /**
@@ -882,13 +901,22 @@ export interface components {
          *     before anything is stored, and a refused one is named in the `400`.
          */
         UserAttributesUpdate: {
+            /** @description The user whose attributes change. */
             user_id: components["schemas"]["UserIdAccepted"];
+            /** @description The workspace image a session starts with, by its identifier; empty for none; null or left out keeps it. */
             default_image?: components["schemas"]["ImageIdAccepted"] | "" | null;
+            /** @description Whether the front end shows tips; null or left out keeps the current value. */
             show_tips?: boolean | null;
+            /** @description Whether a session starts at login; null or left out keeps the current value. */
             auto_login_kasm?: boolean | null;
+            /** @description Whether the session's control panel is shown; null or left out keeps the current value. */
             toggle_control_panel?: boolean | null;
-            /** @enum {string|null} */
+            /**
+             * @description The front end's theme; null or left out keeps the current one.
+             * @enum {string|null}
+             */
             theme?: "Light" | "Dark" | "Auto" | null;
+            /** @description Whether chat plays sounds; null or left out keeps the current value. */
             chat_sfx?: boolean | null;
             /**
              * @description One OpenSSH public key line (`ssh-ed25519 AAAA… comment`; RSA, ECDSA, Ed25519 and their
@@ -904,11 +932,13 @@ export interface components {
         UpdateUserAttributesRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user, by identifier, and the attributes to change; those left out or null keep their values. */
             target_user_attributes: components["schemas"]["UserAttributesUpdate"];
         };
         LogoutUserRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The user whose sessions end. */
             target_user: components["schemas"]["UserRef"];
         };
         /**
@@ -919,6 +949,7 @@ export interface components {
         GroupName: string;
         /** @description A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored. */
         NewGroup: {
+            /** @description The group's name, unique among groups. */
             name: components["schemas"]["GroupName"];
             /** @description Free text; empty when omitted. */
             description?: string | null;
@@ -930,9 +961,11 @@ export interface components {
         CreateGroupRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The group to create. */
             target_group: components["schemas"]["NewGroup"];
         };
         GroupResponse: {
+            /** @description The group as stored now. */
             group: components["schemas"]["Group"];
         };
         /**
@@ -941,25 +974,32 @@ export interface components {
          *     priority may change.
          */
         GroupUpdate: {
+            /** @description The group to change, by identifier. */
             group_id: components["schemas"]["GroupIdAccepted"];
+            /** @description A new name, unique among groups; null or left out keeps the current one. */
             name?: components["schemas"]["GroupName"] | null;
+            /** @description New free text; empty clears it; null or left out keeps the current one. */
             description?: string | null;
+            /** @description A new priority (the lowest number wins); null or left out keeps the current one. */
             priority?: components["schemas"]["GroupPriority"] | null;
             is_system?: components["schemas"]["ReadOnlyField"];
         };
         UpdateGroupRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The group, by identifier, and the fields to change. */
             target_group: components["schemas"]["GroupUpdate"];
         };
         DeleteGroupRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The group to delete. */
             target_group: components["schemas"]["GroupRef"];
         };
         GetAuditEventsRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description Only the events about this user. */
             target_user_id?: components["schemas"]["UserIdAccepted"];
             /** @description Only the changes this API key made, or `admin-cli` for those of `npm run admin`. */
             actor?: string;
@@ -1004,6 +1044,7 @@ export interface components {
         };
         /** @description Audit events, newest first. */
         AuditEventPage: {
+            /** @description The events of this page, newest first. */
             events: components["schemas"]["AuditEvent"][];
             /** @description Pass this as `cursor` (with the same filters) for the older events that follow; null when none follows. */
             next_cursor: string | null;

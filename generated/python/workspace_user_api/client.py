@@ -78,7 +78,7 @@ class WorkspaceClient(BaseClient):
         Creates a user in the "All Users" group. A password, when given, must meet the policy;
         a user created without one cannot sign in until one is set.
 
-        :param target_user: A user to create. Omitted text fields are empty; omitted flags are false; `null` is the same as omitted. Keys the contract does not know are ignored, as Kasm ignores them (never stored, never echoed); the fields the service sets itself are refused.
+        :param target_user: The user to create.
 
         ``POST /api/public/create_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -94,7 +94,7 @@ class WorkspaceClient(BaseClient):
         argon2id hash. `user_id`, `realm` and `groups` cannot be changed here; group membership
         has its own operations.
 
-        :param target_user: The user to update and the fields to change. Only the fields present change, all at once or not at all; an omitted field, or one sent as `null`, keeps its value, and so does an empty `password`, as in Kasm. Keys the contract does not know are ignored; `realm`, `groups` and the other fields the service sets are refused.
+        :param target_user: The user to update, by identifier, and the fields to change.
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -107,7 +107,7 @@ class WorkspaceClient(BaseClient):
 
         Deletes the user and their group memberships.
 
-        :param target_user: Names a user by identifier.
+        :param target_user: The user to delete.
         :param force: Accepted for compatibility with Kasm clients, where it also ends the user's running sessions. This service holds no sessions, so a delete never needs forcing.
 
         ``POST /api/public/delete_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
@@ -134,8 +134,8 @@ class WorkspaceClient(BaseClient):
 
         Makes the user a member of the group.
 
-        :param target_user: Names a user by identifier.
-        :param target_group: Names a group by identifier.
+        :param target_user: The user to add to the group or to take out of it.
+        :param target_group: The group.
 
         ``POST /api/public/add_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -151,8 +151,8 @@ class WorkspaceClient(BaseClient):
         sync that sets a user's groups outright, say); without it the answer is `409
         system_group`.
 
-        :param target_user: Names a user by identifier.
-        :param target_group: Names a group by identifier.
+        :param target_user: The user to add to the group or to take out of it.
+        :param target_group: The group.
 
         ``POST /api/public/remove_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -167,7 +167,7 @@ class WorkspaceClient(BaseClient):
         sounds, SSH public key, language and time zone. A user whose attributes were never set
         has the defaults.
 
-        :param target_user: Names a user by identifier.
+        :param target_user: The user whose attributes to read.
 
         ``POST /api/public/get_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -184,7 +184,7 @@ class WorkspaceClient(BaseClient):
         must be a BCP 47 tag and the time zone an IANA name (`invalid_attribute`, naming the
         field). Audited as `updateUserAttributes`, naming the fields changed, never their values.
 
-        :param target_user_attributes: The user whose preferences change, and the ones to change: only the fields present change, all at once or none; `null` or a missing field keeps its value. Each is checked before anything is stored, and a refused one is named in the `400`.
+        :param target_user_attributes: The user, by identifier, and the attributes to change; those left out or null keep their values.
 
         ``POST /api/public/update_user_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -201,7 +201,7 @@ class WorkspaceClient(BaseClient):
         Keycloak's not-before and Microsoft Graph's `revokeSignInSessions` work. Audited as
         `logoutUser`.
 
-        :param target_user: Names a user by identifier.
+        :param target_user: The user whose sessions end.
 
         ``POST /api/public/logout_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -215,7 +215,7 @@ class WorkspaceClient(BaseClient):
         Creates a group with no members. Its name must be free (`409 group_name_taken`).
         Audited as `createGroup`.
 
-        :param target_group: A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored.
+        :param target_group: The group to create.
 
         ``POST /api/public/create_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -230,7 +230,7 @@ class WorkspaceClient(BaseClient):
         their values. A system group cannot be renamed (`409 system_group`). Audited as
         `updateGroup`, naming the fields changed.
 
-        :param target_group: The group to change and the fields to change; an omitted or `null` field keeps its value. A system group keeps its name (`409 system_group`), but its description and priority may change.
+        :param target_group: The group, by identifier, and the fields to change.
 
         ``POST /api/public/update_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -245,7 +245,7 @@ class WorkspaceClient(BaseClient):
         system group cannot be deleted (`409 system_group`). Kasm's `force` is not needed:
         memberships never hold a group back. Audited as `deleteGroup`.
 
-        :param target_group: Names a group by identifier.
+        :param target_group: The group to delete.
 
         ``POST /api/public/delete_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -258,7 +258,7 @@ class WorkspaceClient(BaseClient):
 
         Who changed what, when, with which key and in which request: one event for every change that succeeded (users created, updated or deleted, group memberships, and groups and API keys managed with `npm run admin`), newest first, a page at a time. Filter by the user changed, the key that made the change, and a time range; follow `next_cursor` for older events. Events hold field names, never values. The service keeps them for `AUDIT_RETENTION_DAYS` (365 by default).
 
-        :param target_user_id: A user's identifier as a request may send it: 32 hexadecimal digits, or the same digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in either case. Both name the same user; answers always give the 32 lowercase digits.
+        :param target_user_id: Only the events about this user.
         :param actor: Only the changes this API key made, or `admin-cli` for those of `npm run admin`.
         :param since: Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
         :param until: Only events before this time. A real date and time of the calendar (RFC 3339); a leap second is refused.

@@ -140,8 +140,10 @@ class KeyInfo(Answer):
     """The public identifier of an API key (letters, digits, `-` and `_`)."""
 
     name: str
+    """The key's name, given when it was created so that people can tell keys apart."""
 
     permissions: list[Permission]
+    """What the key may do: each operation names the permission it needs (its `x-permission`)."""
 
     expires: datetime | None
     """When the key stops working; null when it does not expire."""
@@ -171,6 +173,7 @@ class ErrorDetail:
     """A JSON pointer into the request, such as `/body/target_user/password`."""
 
     message: str
+    """What is wrong at that place, in a sentence for people."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -223,7 +226,7 @@ class GroupMembership:
     """A group a user belongs to."""
 
     group_id: GroupId
-    """A group's identifier, 32 lowercase hexadecimal digits without dashes."""
+    """The group's identifier."""
 
     name: str
 
@@ -320,6 +323,7 @@ class UserPage(Answer):
     """One page of users, in the order asked for; or, when no page was asked for, every user, with `total` the number listed and neither `page` nor `page_size`."""
 
     users: list[User]
+    """The users of this page, in the order asked for."""
 
     total: int
     """How many users there are in all (when listing every user, how many are listed)."""
@@ -360,10 +364,7 @@ class UserRef:
     """Names a user by identifier."""
 
     user_id: UserIdAccepted
-    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
-    either case. Both name the same user; answers always give the 32 lowercase digits.
-    """
+    """The user's identifier: 32 hexadecimal digits, with or without the UUID's dashes, in either case."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -386,18 +387,7 @@ class UsernameRef:
     """
 
     username: Username
-    """A username: one word, at most 255 characters once normalised, unique. It follows RFC 8265's
-    UsernameCaseMapped profile (PRECIS) with Unicode TS #39's script-mixing restriction:
-    surrounding whitespace is removed, full-width and half-width forms become ordinary ones,
-    the name is lower-cased and put in Unicode Normalization Form C, so `" Alice "`, `"alice"`
-    and `"ａｌｉｃｅ"` are the same user. Letters, combining marks, digits and ASCII
-    punctuation are accepted; controls, invisible characters (zero-width spaces, direction
-    overrides, variation selectors, fillers: every default-ignorable code point), more than
-    four combining marks in a row, spaces, other symbols and compatibility characters are not, nor are
-    letters of several scripts together (Latin with Cyrillic or Greek, as in `аdmin` with a
-    Cyrillic `а`), nor right-to-left text that breaks the Bidi Rule (RFC 5893). A name the
-    profile refuses gets `400` with the code `invalid_username` and a message that says why.
-    """
+    """The user's username, matched as it is stored: trimmed, lower-cased and normalised."""
 
     user_id: UsernameRefUserId | None = None
     """Empty, `null`, or left out."""
@@ -424,7 +414,7 @@ class UserResponse(Answer):
     """UserResponse"""
 
     user: User
-    """A user account. Its password, or any hash of it, is never part of it."""
+    """The user as stored now."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -584,7 +574,7 @@ class Group:
     """Group"""
 
     group_id: GroupId
-    """A group's identifier, 32 lowercase hexadecimal digits without dashes."""
+    """The group's identifier, which never changes."""
 
     name: str
     """The group's name, unique."""
@@ -593,9 +583,7 @@ class Group:
     """Free text; empty when not set."""
 
     priority: GroupPriority
-    """Kasm's group priority: when a user's groups disagree on a setting, the group with the
-    lowest number wins. 0 to 4096.
-    """
+    """When a user's groups disagree on a setting, the group with the lowest number wins."""
 
     is_system: bool
     """System groups (such as "All Users", which holds every user) cannot be renamed or deleted, and only a key with `groups_modify_system` can take a user out of one."""
@@ -644,10 +632,7 @@ class GroupRef:
     """Names a group by identifier."""
 
     group_id: GroupIdAccepted
-    """A group's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
-    answers always give the 32 lowercase digits.
-    """
+    """The group's identifier: 32 hexadecimal digits, with or without the UUID's dashes, in either case."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -673,7 +658,7 @@ class UserAttributes:
     """The attributes' own identifier (Kasm's), derived from the user's; the same for the user's whole life."""
 
     user_id: UserId
-    """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
+    """The user these attributes belong to."""
 
     default_image: str | None
     """The workspace image a session starts with, by its identifier; null when none is chosen."""
@@ -731,9 +716,7 @@ class UserAttributesResponse(Answer):
     """UserAttributesResponse"""
 
     user_attributes: UserAttributes
-    """A user's preferences, with Kasm's names and shapes. A user who never had them set has
-    the defaults shown here; `get_attributes` always answers with every field.
-    """
+    """The user's attributes as stored now."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -757,22 +740,25 @@ class UserAttributesUpdate:
     """
 
     user_id: UserIdAccepted
-    """A user's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), as some Kasm clients send them, in
-    either case. Both name the same user; answers always give the 32 lowercase digits.
-    """
+    """The user whose attributes change."""
 
     default_image: ImageIdAccepted | Literal[""] | None = None
+    """The workspace image a session starts with, by its identifier; empty for none; null or left out keeps it."""
 
     show_tips: bool | None = None
+    """Whether the front end shows tips; null or left out keeps the current value."""
 
     auto_login_kasm: bool | None = None
+    """Whether a session starts at login; null or left out keeps the current value."""
 
     toggle_control_panel: bool | None = None
+    """Whether the session's control panel is shown; null or left out keeps the current value."""
 
     theme: UserAttributesUpdateTheme | None = None
+    """The front end's theme; null or left out keeps the current one."""
 
     chat_sfx: bool | None = None
+    """Whether chat plays sounds; null or left out keeps the current value."""
 
     ssh_public_key: str | None = None
     """One OpenSSH public key line (`ssh-ed25519 AAAA… comment`; RSA, ECDSA, Ed25519 and their
@@ -832,9 +818,7 @@ class NewGroup:
     """A group to create. `null` is the same as omitted; keys the contract does not know (Kasm's `permissions`, say) are ignored."""
 
     name: GroupName
-    """A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
-    surrounding whitespace is removed before it is stored or compared.
-    """
+    """The group's name, unique among groups."""
 
     description: str | None = None
     """Free text; empty when omitted."""
@@ -867,6 +851,7 @@ class GroupResponse(Answer):
     """GroupResponse"""
 
     group: Group
+    """The group as stored now."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -890,16 +875,16 @@ class GroupUpdate:
     """
 
     group_id: GroupIdAccepted
-    """A group's identifier as a request may send it: 32 hexadecimal digits, or the same
-    digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
-    answers always give the 32 lowercase digits.
-    """
+    """The group to change, by identifier."""
 
     name: GroupName | None = None
+    """A new name, unique among groups; null or left out keeps the current one."""
 
     description: str | None = None
+    """New free text; empty clears it; null or left out keeps the current one."""
 
     priority: GroupPriority | None = None
+    """A new priority (the lowest number wins); null or left out keeps the current one."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -981,6 +966,7 @@ class AuditEventPage(Answer):
     """Audit events, newest first."""
 
     events: list[AuditEvent]
+    """The events of this page, newest first."""
 
     next_cursor: str | None
     """Pass this as `cursor` (with the same filters) for the older events that follow; null when none follows."""
