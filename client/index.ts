@@ -74,7 +74,7 @@ export type OperationName = {
 }[keyof operations];
 
 /** `updateUser` → `update_user`, as the contract names paths after operationIds. */
-type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
+export type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
   ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
   : S;
 type PathOf<Op extends OperationName> = `/api/public/${SnakeCase<Op>}` & keyof paths;

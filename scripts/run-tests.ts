@@ -23,8 +23,15 @@
  * Every other test (HTTP, the SDKs and the CLI, the gate, the tooling) reaches
  * the store only through the handlers whose behaviour on each store those
  * tests cover, and runs once, on SQLite.
+ *
+ * The unit and integration tests run in a random order within each file
+ * (where the Node running them can), so that no test can lean on data
+ * another left behind; the seed is printed, and TEST_SEED=<seed> repeats an
+ * order. The system tests run in their written order: several are one
+ * process's story told step by step.
  */
 import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -105,7 +112,7 @@ async function main(): Promise<void> {
     process.stderr.write(`run-tests: no ${tier} test file under ${prefixes.join(', ')}\n`);
     process.exit(2);
   }
-  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec'];
+  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier)];
   if (tier !== 'unit') {
     // Once per run, what npm start's prestart does: the tests that run the
     // compiled service, admin or CLI, or read the built /docs page, see the
@@ -137,6 +144,18 @@ async function main(): Promise<void> {
     recordTotals({ tier, store, ...totals });
     if (status !== 0) process.exit(status);
   }
+}
+
+/** Node's flags for a random order of the tier's tests, announcing the seed; none where the order is the story, or Node cannot. */
+function testOrder(tier: Tier): string[] {
+  if (tier === 'system') return [];
+  if (!process.allowedNodeEnvironmentFlags.has('--test-randomize')) {
+    process.stdout.write(`\n== ${tier} tests in their written order: Node ${process.versions.node} cannot randomise it\n`);
+    return [];
+  }
+  const seed = Number(process.env.TEST_SEED) || randomInt(1, 2 ** 31 - 1);
+  process.stdout.write(`\n== ${tier} tests in a random order, seed ${seed} (TEST_SEED=${seed} repeats it)\n`);
+  return ['--test-randomize', `--test-random-seed=${seed}`];
 }
 
 if (process.argv[1] && relative(process.argv[1], join(PROJECT_ROOT, 'scripts', 'run-tests.ts')) === '') await main();

@@ -145,7 +145,7 @@ describe('PostgreSQL failing under write load', needs(postgresTool(), 'the Postg
       }
     }
     try {
-      const refused = await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0] } });
+      const refused = await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0]! } });
       assert.equal(refused.status, 503, refused.text);
       assert.equal(refused.body.code, 'database_busy');
       assert.equal(refused.headers.get('retry-after'), '1');
@@ -155,7 +155,7 @@ describe('PostgreSQL failing under write load', needs(postgresTool(), 'the Postg
       await Promise.all(fillers.map((filler) => filler.end().catch(() => {})));
     }
     await untilReady(service, 5_000);
-    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0] } })).status, 200);
+    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: userIds[0]! } })).status, 200);
   });
 
   it('a frozen server (SIGSTOP): requests get 503 in bounded time, /healthz answers at once, /readyz says not ready, then all recover', async () => {

@@ -6,7 +6,7 @@
  * not a backup, and leaves the database as it was.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -82,7 +82,7 @@ describe('admin backup and restore (SQLite)', () => {
     // The restored database is one the service opens and serves.
     const served = await startTestService({ databaseUrl: `sqlite:${join(directory, 'restored.db')}` });
     try {
-      const found = await served.callAsAdmin('get_user', { target_user: { user_id: beforeBackup[0] } });
+      const found = await served.callAsAdmin('get_user', { target_user: { user_id: beforeBackup[0]! } });
       assert.equal(found.status, 200);
     } finally {
       await served.close();
@@ -90,14 +90,19 @@ describe('admin backup and restore (SQLite)', () => {
   });
 
   it('never writes a backup over an existing file', async () => {
-    const run = await admin(live(), 'backup', join(directory, 'backup.db'));
+    const existing = join(directory, 'existing.db');
+    await writeFile(existing, 'kept');
+    const run = await admin(live(), 'backup', existing);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /exists: a backup never overwrites a file/);
+    assert.equal(await readFile(existing, 'utf8'), 'kept');
   });
 
   it('refuses to restore what is not a backup, and leaves the database as it was', async () => {
     const target = join(directory, 'kept.db');
-    assert.equal((await admin(target, 'restore', join(directory, 'backup.db'))).code, 0);
+    const backup = join(directory, 'to-restore.db');
+    assert.equal((await admin(live(), 'backup', backup)).code, 0);
+    assert.equal((await admin(target, 'restore', backup)).code, 0);
     const before = usersIn(target);
 
     await writeFile(join(directory, 'notes.txt'), 'not a database at all, but long enough to look like a file\n'.repeat(100));

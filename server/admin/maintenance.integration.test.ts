@@ -3,7 +3,7 @@
  * a deploy pipeline runs them (in process: server/testing/admin.ts), on each store.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { MIGRATION_NAMES, MIGRATIONS } from '../store/migrations.js';
 import { openDatabase } from '../store/open-store.js';
@@ -12,26 +12,32 @@ import { admin as runAdmin } from '../testing/admin.js';
 
 const OLDER = MIGRATION_NAMES.slice(0, -1);
 
+/** A database as the previous version left it: its migrations only, and one user. */
+async function olderDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase({ empty: true });
+  const opened = await openDatabase(database.url);
+  try {
+    const migrations = Object.fromEntries(OLDER.map((name) => [name, MIGRATIONS[name]!]));
+    const { error } = await new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
+    assert.equal(error, undefined);
+    const no = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
+    await sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
+      values (${'a'.repeat(32)}, 'kept@example.com', 'Kept', '', '', '', ${no}, ${no}, ${new Date().toISOString()})`.execute(opened.db);
+  } finally {
+    await opened.db.destroy();
+  }
+  return database;
+}
+
 describe(`admin status and admin migrate on an older database (${TEST_STORE})`, () => {
+  // Each test its own older database: none depends on what another did to it.
   let database: TestDatabase;
   const admin = (...args: string[]) => runAdmin(database.url, args);
 
-  before(async () => {
-    database = await createTestDatabase({ empty: true });
-    // The database as the previous version left it: its migrations only, and a user (an empty one to start from).
-    const opened = await openDatabase(database.url);
-    try {
-      const migrations = Object.fromEntries(OLDER.map((name) => [name, MIGRATIONS[name]!]));
-      const { error } = await new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
-      assert.equal(error, undefined);
-      const no = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
-      await sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
-        values (${'a'.repeat(32)}, 'kept@example.com', 'Kept', '', '', '', ${no}, ${no}, ${new Date().toISOString()})`.execute(opened.db);
-    } finally {
-      await opened.db.destroy();
-    }
+  beforeEach(async () => {
+    database = await olderDatabase();
   });
-  after(() => database.drop());
+  afterEach(() => database.drop());
 
   it('status names the schema, the pending migration and the rows, and changes nothing', async () => {
     for (let twice = 0; twice < 2; twice++) {

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import type { AuditEvent } from '../store/records.js';
 import { TEST_STORE } from '../testing/database.js';
-import { type Answer, startTestService, type TestService } from '../testing/service.js';
+import { type Answer, type PathName, startTestService, type TestService } from '../testing/service.js';
 
 describe(`the audit trail (${TEST_STORE})`, () => {
   let service: TestService;
@@ -93,17 +93,31 @@ describe(`the audit trail (${TEST_STORE})`, () => {
   it('writes nothing for a change that fails: 400, 404, 409', async () => {
     const taken = await service.createUser({ username: 'taken@example.com' });
     const other = await service.createUser();
-    const failures: [string, Record<string, unknown>, number][] = [
-      ['create_user', { target_user: { username: 'weak@example.com', password: 'weak' } }, 400],
-      ['create_user', { target_user: { username: 'TAKEN@example.com' } }, 409],
-      ['update_user', { target_user: { user_id: other.user_id, username: 'taken@example.com' } }, 409],
-      ['update_user', { target_user: { user_id: '0'.repeat(32), first_name: 'Nobody' } }, 404],
-      ['delete_user', { target_user: { user_id: '0'.repeat(32) } }, 404],
-      ['add_user_group', { target_user: { user_id: taken.user_id }, target_group: { group_id: '0'.repeat(32) } }, 404],
-      ['remove_user_group', { target_user: { user_id: taken.user_id }, target_group: { group_id: '0'.repeat(32) } }, 404],
+    const failures: [PathName, () => Promise<Answer>, number][] = [
+      ['create_user', () => service.callAsAdmin('create_user', { target_user: { username: 'weak@example.com', password: 'weak' } }), 400],
+      ['create_user', () => service.callAsAdmin('create_user', { target_user: { username: 'TAKEN@example.com' } }), 409],
+      [
+        'update_user',
+        () => service.callAsAdmin('update_user', { target_user: { user_id: other.user_id, username: 'taken@example.com' } }),
+        409,
+      ],
+      ['update_user', () => service.callAsAdmin('update_user', { target_user: { user_id: '0'.repeat(32), first_name: 'Nobody' } }), 404],
+      ['delete_user', () => service.callAsAdmin('delete_user', { target_user: { user_id: '0'.repeat(32) } }), 404],
+      [
+        'add_user_group',
+        () =>
+          service.callAsAdmin('add_user_group', { target_user: { user_id: taken.user_id }, target_group: { group_id: '0'.repeat(32) } }),
+        404,
+      ],
+      [
+        'remove_user_group',
+        () =>
+          service.callAsAdmin('remove_user_group', { target_user: { user_id: taken.user_id }, target_group: { group_id: '0'.repeat(32) } }),
+        404,
+      ],
     ];
-    for (const [operation, fields, status] of failures) {
-      const { written } = await eventsOf(() => service.callAsAdmin(operation, fields), status);
+    for (const [operation, send, status] of failures) {
+      const { written } = await eventsOf(send, status);
       assert.deepEqual(written, [], `${operation} answered ${status} and wrote an event`);
     }
   });

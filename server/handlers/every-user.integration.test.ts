@@ -3,9 +3,9 @@
  * and as Kasm clients rely on (one call, then a search by username).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Store } from '../store/repositories.js';
-import { startTestService, type TestService } from '../testing/service.js';
+import { type Answer, startTestService, type TestService } from '../testing/service.js';
 import { withOverrides } from '../testing/store-overrides.js';
 import { LISTING_BATCH, LISTINGS_AT_ONCE } from './every-user.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
@@ -31,19 +31,24 @@ const ORDERS = [
 ] as const;
 
 describe('get_users with credentials only', () => {
-  let service: TestService;
-  const created: string[] = [];
-  before(async () => {
-    service = await startTestService();
-  });
-  after(() => service.close());
+  /** A service holding `count` users of few distinct names, so that ties are broken by user_id as the cursor does. */
+  async function serviceWithUsers(count: number): Promise<{ service: TestService; created: string[] }> {
+    const service = await startTestService();
+    const created: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const user = newUserRecord({ first_name: `F${i % 7}`, last_name: `L${i % 5}` });
+      await service.store.users.create(user, TEST_SETUP);
+      created.push(user.user_id);
+    }
+    return { service, created };
+  }
 
   /** Every user in this order, page by page by cursor: what one listing must equal. */
-  async function byCursor(order: Record<string, string>): Promise<string[]> {
+  async function byCursor(service: TestService, order: Record<string, string>): Promise<string[]> {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const answer = await service.callAsAdmin('get_users', cursor ? { cursor, page_size: 37 } : { ...order, page_size: 37 });
+      const answer: Answer = await service.callAsAdmin('get_users', cursor ? { cursor, page_size: 37 } : { ...order, page_size: 37 });
       ids.push(...answer.body.users.map((user: { user_id: string }) => user.user_id));
       cursor = answer.body.next_cursor;
     } while (cursor);
@@ -52,41 +57,47 @@ describe('get_users with credentials only', () => {
 
   for (const count of [105, 250]) {
     it(`lists all ${count} users, in each order, with total the number listed and no next_cursor`, async () => {
-      while (created.length < count) {
-        // Few distinct names, so that ties are broken by user_id as the cursor does.
-        created.push((await service.createUser({ first_name: `F${created.length % 7}`, last_name: `L${created.length % 5}` })).user_id);
-      }
-      for (const order of ORDERS) {
-        const answer = await service.callAsAdmin('get_users', order);
-        assert.equal(answer.status, 200, answer.text);
-        assert.deepEqual(Object.keys(answer.body), ['users', 'total', 'next_cursor']);
-        assert.equal(answer.body.total, count);
-        assert.equal(answer.body.next_cursor, null);
+      const { service, created } = await serviceWithUsers(count);
+      try {
+        for (const order of ORDERS) {
+          const answer = await service.callAsAdmin('get_users', order);
+          assert.equal(answer.status, 200, answer.text);
+          assert.deepEqual(Object.keys(answer.body), ['users', 'total', 'next_cursor']);
+          assert.equal(answer.body.total, count);
+          assert.equal(answer.body.next_cursor, null);
+          assert.deepEqual(
+            answer.body.users.map((user: { user_id: string }) => user.user_id),
+            await byCursor(service, order),
+            JSON.stringify(order),
+          );
+        }
+        const everyone = await service.callAsAdmin('get_users');
+        assert.deepEqual(new Set(everyone.body.users.map((user: { user_id: string }) => user.user_id)), new Set(created));
         assert.deepEqual(
-          answer.body.users.map((user: { user_id: string }) => user.user_id),
-          await byCursor(order),
-          JSON.stringify(order),
+          everyone.body.users[0].groups,
+          [{ group_id: everyone.body.users[0].groups[0].group_id, name: 'All Users' }],
+          'with their groups',
         );
+      } finally {
+        await service.close();
       }
-      const everyone = await service.callAsAdmin('get_users');
-      assert.deepEqual(new Set(everyone.body.users.map((user: { user_id: string }) => user.user_id)), new Set(created));
-      assert.deepEqual(
-        everyone.body.users[0].groups,
-        [{ group_id: everyone.body.users[0].groups[0].group_id, name: 'All Users' }],
-        'with their groups',
-      );
     });
   }
 
   it('pages exactly as before when page, page_size or cursor is sent', async () => {
-    const first = await service.callAsAdmin('get_users', { page_size: 100 });
-    assert.deepEqual([first.body.users.length, first.body.page, first.body.page_size, first.body.total], [100, 0, 100, created.length]);
-    // Pages count from 0, as Kasm's do: page 1 is the second.
-    const second = await service.callAsAdmin('get_users', { page: 1 });
-    assert.deepEqual([second.body.users.length, second.body.page, second.body.page_size], [100, 1, 100]);
-    const next = await service.callAsAdmin('get_users', { cursor: first.body.next_cursor });
-    assert.deepEqual(next.body.users, second.body.users);
-    assert.equal(next.body.page_size, 100);
+    const { service, created } = await serviceWithUsers(250);
+    try {
+      const first = await service.callAsAdmin('get_users', { page_size: 100 });
+      assert.deepEqual([first.body.users.length, first.body.page, first.body.page_size, first.body.total], [100, 0, 100, created.length]);
+      // Pages count from 0, as Kasm's do: page 1 is the second.
+      const second = await service.callAsAdmin('get_users', { page: 1 });
+      assert.deepEqual([second.body.users.length, second.body.page, second.body.page_size], [100, 1, 100]);
+      const next = await service.callAsAdmin('get_users', { cursor: first.body.next_cursor });
+      assert.deepEqual(next.body.users, second.body.users);
+      assert.equal(next.body.page_size, 100);
+    } finally {
+      await service.close();
+    }
   });
 });
 

@@ -14,7 +14,7 @@ describe('groups and membership', () => {
   });
   after(() => service.close());
 
-  const membership = (operation: string, user_id: string, group_id: string) =>
+  const membership = (operation: 'add_user_group' | 'remove_user_group', user_id: string, group_id: string) =>
     service.callAsAdmin(operation, { target_user: { user_id }, target_group: { group_id } });
   const groupNames = async (user_id: string) => (await service.store.users.findById(user_id))!.groups.map((group) => group.name);
 

@@ -89,7 +89,7 @@ describe('the user lifecycle', () => {
         [{ username: 'ok', user_id: 'a'.repeat(32) }, 'invalid_request'],
         [{ username: 'ok', realm: 'ldap' }, 'invalid_request'],
       ] as const) {
-        const answer = await service.callAsAdmin('create_user', { target_user });
+        const answer = await service.sendAsAdmin('create_user', { target_user });
         assert.equal(answer.status, 400, JSON.stringify(target_user));
         assert.equal(answer.body.code, code, JSON.stringify(target_user));
       }
@@ -125,7 +125,7 @@ describe('the user lifecycle', () => {
         assert.equal(answer.body.user.user_id, user.user_id, JSON.stringify(target_user));
       }
       for (const target_user of [{}, { user_id: '', username: '' }, { user_id: '' }, { username: '' }]) {
-        const answer = await service.callAsAdmin('get_user', { target_user });
+        const answer = await service.sendAsAdmin('get_user', { target_user });
         assert.equal(answer.status, 400, JSON.stringify(target_user));
         assert.equal(answer.body.code, 'invalid_request');
       }
@@ -207,7 +207,7 @@ describe('the user lifecycle', () => {
 
     it('bounds page_size and refuses unknown sort keys', async () => {
       for (const fields of [{ page_size: 501 }, { page_size: 0 }, { page: -1 }, { sort_by: 'password_hash' }, { sort_direction: 'up' }]) {
-        const answer = await listing.callAsAdmin('get_users', fields);
+        const answer = await listing.sendAsAdmin('get_users', fields);
         assert.equal(answer.status, 400, JSON.stringify(fields));
       }
     });
@@ -254,8 +254,8 @@ describe('the user lifecycle', () => {
     }
 
     it('goes through every user once, in the order of one big page, for every order', async () => {
-      for (const sort_by of ['username', 'created', 'first_name', 'last_name']) {
-        for (const sort_direction of ['asc', 'desc']) {
+      for (const sort_by of ['username', 'created', 'first_name', 'last_name'] as const) {
+        for (const sort_direction of ['asc', 'desc'] as const) {
           const order = { sort_by, sort_direction };
           const whole = ids(await directory.callAsAdmin('get_users', { ...order, page_size: 500 }));
           assert.equal(whole.length, 7);
@@ -289,7 +289,7 @@ describe('the user lifecycle', () => {
         assert.deepEqual(ids(first).length, 2);
         // Before the next page: one user sorts ahead of the cursor, another sorted ahead of it is gone.
         await service.createUser({ username: 'a@x.io' });
-        assert.equal((await service.callAsAdmin('delete_user', { target_user: { user_id: ids(first)[0] } })).status, 200);
+        assert.equal((await service.callAsAdmin('delete_user', { target_user: { user_id: ids(first)[0]! } })).status, 200);
         const byCursor = (await service.callAsAdmin('get_users', { cursor: first.body.next_cursor, page_size: 2 })) as Page;
         assert.deepEqual(
           byCursor.body.users.map((user) => user.username),

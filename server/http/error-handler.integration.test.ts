@@ -46,7 +46,7 @@ describe('the error table (docs/architecture.md, Errors)', () => {
   });
 
   it('400 invalid_request naming the field for a wrong type or a missing field', async () => {
-    const wrongType = await service.callAsAdmin('update_user', { target_user: { user_id: 'a'.repeat(32), locked: 'yes' } });
+    const wrongType = await service.sendAsAdmin('update_user', { target_user: { user_id: 'a'.repeat(32), locked: 'yes' } });
     assertErrorShape(wrongType, 400, 'invalid_request');
     assert.deepEqual(wrongType.body.errors, [{ path: '/body/target_user/locked', message: 'must be boolean or null' }]);
     const missing = await service.call('update_user', { api_key: 'k', target_user: { user_id: 'a'.repeat(32) } });
@@ -64,7 +64,7 @@ describe('the error table (docs/architecture.md, Errors)', () => {
       ['update_user', { target_user: { user_id: user.user_id, phone: `555${nul}` } }],
       ['get_user', { target_user: { username: `x${nul}` } }],
     ] as const) {
-      assertErrorShape(await service.callAsAdmin(operation, fields), 400, 'invalid_request');
+      assertErrorShape(await service.sendAsAdmin(operation, fields), 400, 'invalid_request');
     }
     assertErrorShape(await service.call('validate_credentials', { api_key: `key${nul}`, api_key_secret: 'x' }), 400, 'invalid_request');
     assertErrorShape(await service.call('validate_credentials', { api_key: 'no such key', api_key_secret: 'x' }), 400, 'invalid_request');

@@ -27,10 +27,15 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
   });
 
   it('inserts the first key only into a store that has none', async () => {
-    const first = key();
-    assert.equal(await store.apiKeys.insertFirst(first, TEST_SETUP), true);
-    assert.equal(await store.apiKeys.insertFirst(key(), TEST_SETUP), false);
-    assert.deepEqual(await store.apiKeys.list(), [first]);
+    const empty = await openTestStore();
+    try {
+      const first = key();
+      assert.equal(await empty.store.apiKeys.insertFirst(first, TEST_SETUP), true);
+      assert.equal(await empty.store.apiKeys.insertFirst(key(), TEST_SETUP), false);
+      assert.deepEqual(await empty.store.apiKeys.list(), [first]);
+    } finally {
+      await empty.close();
+    }
   });
 
   it('keeps a key as given, permissions in order, none at all included', async () => {
@@ -44,9 +49,15 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
   });
 
   it('lists keys by creation time', async () => {
+    // Inserted out of order; each key's id and creation time grow together (see key()).
+    const [early, middle, late] = [key(), key(), key()];
+    for (const record of [late, early, middle]) await store.apiKeys.insert(record, TEST_SETUP);
     const ids = (await store.apiKeys.list()).map((record) => record.api_key);
     assert.deepEqual(ids, [...ids].sort());
-    assert.ok(ids.length >= 3);
+    assert.deepEqual(
+      ids.filter((id) => [early, middle, late].some((record) => record.api_key === id)),
+      [early.api_key, middle.api_key, late.api_key],
+    );
   });
 
   it('revokes a key once', async () => {

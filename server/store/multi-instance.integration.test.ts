@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_STORE } from '../testing/database.js';
-import { startTestService, type TestService } from '../testing/service.js';
+import { type Fields, startTestService, type TestService } from '../testing/service.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 
 describe(`two instances sharing one ${TEST_STORE} database`, () => {
@@ -22,7 +22,7 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
     await first.close();
   });
 
-  const update = (service: TestService, target_user: Record<string, unknown>) =>
+  const update = (service: TestService, target_user: Fields<'update_user'>['target_user']) =>
     service.call('update_user', { ...first.admin, target_user });
 
   it('applies concurrent updates of different fields through both, losing none', async () => {

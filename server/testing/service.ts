@@ -25,6 +25,20 @@ import { createTestDatabase } from './database.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
 import { createHandlers } from '../handlers/index.js';
 import { contractValidation } from '../http/contract-validation.js';
+import type { components, OperationName, Params, SnakeCase } from '../../client/index.js';
+
+type NewUser = components['schemas']['NewUser'];
+
+/** The operations by the name their path gives them: `update_user` → `updateUser`. */
+type ByPathName = { [Op in OperationName as SnakeCase<Op>]: Op };
+/** An operation of the public API as its path names it (`update_user`). */
+export type PathName = keyof ByPathName;
+/** What an operation's body holds besides the credentials, as the contract types it. */
+export type Fields<Name extends PathName> = Omit<Params<ByPathName[Name]>, keyof Credentials>;
+
+/** An operation whose body needs nothing but credentials may be called without fields. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` extends Fields exactly when Fields has no required key.
+type FieldsArgument<Name extends PathName> = {} extends Fields<Name> ? [fields?: Fields<Name>] : [fields: Fields<Name>];
 
 export interface Answer {
   status: number;
@@ -60,13 +74,18 @@ export interface TestService {
   admin: Credentials;
   /** Everything the service logged so far, as text. */
   logs(): string;
-  /** POSTs `body` as JSON to /api/public/<operation>. */
-  call(operation: string, body: unknown): Promise<Answer>;
-  /** POSTs to /api/public/<operation> with the admin credentials merged into `fields`. */
-  callAsAdmin(operation: string, fields?: Record<string, unknown>): Promise<Answer>;
+  /** POSTs a body the contract types (its credentials included) to /api/public/<operation>. */
+  call<Name extends PathName>(operation: Name, body: Params<ByPathName[Name]>): Promise<Answer>;
+  /** POSTs `body`, whatever it is, as JSON to /api/public/<operation>: for requests the contract refuses or tolerates. */
+  send(operation: string, body: unknown): Promise<Answer>;
+  /** POSTs a body the contract types, with the admin credentials merged into `fields`. */
+  callAsAdmin<Name extends PathName>(operation: Name, ...fields: FieldsArgument<Name>): Promise<Answer>;
+  /** POSTs `fields`, whatever they are, with the admin credentials: for shapes the contract refuses or tolerates. */
+  sendAsAdmin(operation: string, fields?: Record<string, unknown>): Promise<Answer>;
   request(path: string, init?: RequestInit): Promise<Answer>;
   createKey(options?: { permissions?: Permission[]; expires?: Date }): Promise<Credentials>;
-  createUser(fields?: Record<string, unknown>): Promise<User>;
+  /** A user with a fresh username and `fields`, created through the API. */
+  createUser(fields?: Partial<NewUser>): Promise<User>;
   close(): Promise<void>;
 }
 
@@ -115,7 +134,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     return { status: response.status, headers: response.headers, body, text };
   }
 
-  const call = (operation: string, body: unknown) =>
+  const send = (operation: string, body: unknown) =>
     request(`/api/public/${operation}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
   async function createKey({ permissions = [...PERMISSIONS], expires }: { permissions?: Permission[]; expires?: Date } = {}) {
@@ -125,7 +144,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   }
 
   const admin = await createKey();
-  const callAsAdmin = (operation: string, fields: Record<string, unknown> = {}) => call(operation, { ...admin, ...fields });
+  const call = <Name extends PathName>(operation: Name, body: Params<ByPathName[Name]>) => send(operation, body);
+  const sendAsAdmin = (operation: string, fields: Record<string, unknown> = {}) => send(operation, { ...admin, ...fields });
+  const callAsAdmin = <Name extends PathName>(operation: Name, ...[fields]: FieldsArgument<Name>) =>
+    send(operation, { ...admin, ...fields });
 
   return {
     baseUrl,
@@ -136,7 +158,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     admin,
     logs: () => logText,
     call,
+    send,
     callAsAdmin,
+    sendAsAdmin,
     request,
     createKey,
     async createUser(fields = {}) {
