@@ -148,7 +148,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
     await page.close();
   });
 
-  it('renders the API reference at /docs, showing the updateUser operation', async () => {
+  it('renders the API reference at /docs, showing the updateUser operation and how it takes credentials', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     // Redoc's footer asks for a logo from its CDN; the page's Content-Security-Policy must stop it,
     // and let the page's own (inline) scripts run.
@@ -168,6 +168,11 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
     const operation = page.getByRole('heading', { name: /Update a user$/ });
     await operation.waitFor({ timeout: 30_000 });
     assert.ok(await page.getByText('/api/public/update_user').first().isVisible());
+    // The ways to send credentials, as a reader should read them: not "None", and the body first.
+    assert.ok(
+      await page.getByText('API key in the body or HTTP Basic or (api-key header and api-key-secret header)').first().isVisible(),
+      'the operation names its credentials',
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
     assert.deepEqual(reachedElsewhere, [], 'the page loaded something from outside the service');
     for (const blocked of blockedElsewhere) assert.match(blocked, / (csp|net::ERR_BLOCKED_BY_CSP)$/i);
