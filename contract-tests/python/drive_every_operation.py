@@ -179,8 +179,8 @@ assert client.get_health().status == "ok"
 done.append("getHealth")
 assert client.get_readiness().status == "ready"
 done.append("getReadiness")
-assert "Workspace User API reference" in client.get_api_reference()
-done.append("getApiReference")
+# The API reference is a page for browsers: the SDK has no method for it.
+assert not hasattr(client, "get_api_reference")
 document = client.get_open_api_document()
 assert str(document["openapi"]).startswith("3.1"), document["openapi"]
 done.append("getOpenApiDocument")

@@ -218,11 +218,16 @@ interface Operation {
   schema: Schema;
 }
 
-function operationsOf(document: OpenApiDocument): Operation[] {
+/** A page for people's browsers (the API reference), which a program has no use for. */
+const isPage = (operation: Schema) => Object.keys(operation.responses?.['200']?.content ?? {}).every((type) => type === 'text/html');
+
+/** The operations the client offers: every one but the pages. */
+export function operationsOf(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths as Record<string, Schema>)) {
     for (const method of HTTP_METHODS)
-      if (item[method]) operations.push({ id: item[method].operationId, method: method.toUpperCase(), path, schema: item[method] });
+      if (item[method] && !isPage(item[method]))
+        operations.push({ id: item[method].operationId, method: method.toUpperCase(), path, schema: item[method] });
   }
   return operations;
 }
@@ -244,11 +249,9 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   const requestSchema = resolve(document, operation.schema.requestBody?.content?.['application/json']?.schema);
   const credentials = requestSchema !== undefined && isEnvelope(requestSchema);
   const fields = requestSchema ? fieldsOf(document, pascalCase(name), requestSchema, aliases, (property) => `${name}(${property}=…)`) : [];
-  const returns = !mediaType.endsWith('json')
-    ? 'str'
-    : isEmptyObject(answer) && answer?.additionalProperties === false
-      ? 'Call'
-      : annotation(pythonType(document, media.schema ?? {}));
+  if (!mediaType.endsWith('json')) throw new Error(`${operation.id}: the client reads JSON answers only, not ${mediaType}`);
+  const answerType = pythonType(document, media.schema ?? {});
+  const returns = isEmptyObject(answer) && answer?.additionalProperties === false ? 'Call' : annotation(answerType);
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
     (field) =>
       `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : ' | None = None'}`,
@@ -266,15 +269,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
     `\`\`${operation.method} ${operation.path}\`\`. Raises ApiError when the service answers with an error, TransportError when it does not answer.`,
     returns === 'Call'
       ? 'Returns how the answer came (its request id and the attempts it took).'
-      : mediaType.endsWith('json')
+      : answerType.kind === 'class'
         ? "The answer's ``call`` says how it came (its request id and the attempts it took)."
         : '',
   );
   lines.push(...docstring(doc.filter((line, index, all) => !(line === '' && all[index - 1] === '')).join('\n'), '        '));
-  if (!mediaType.endsWith('json')) {
-    lines.push(`        return self._call_text(${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)})`);
-    return lines;
-  }
   let body = 'None';
   if (requestSchema) {
     const required = fields.filter((field) => field.required);
@@ -285,7 +284,6 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
     body = 'body';
   }
   const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}`;
-  const answerType = pythonType(document, media.schema ?? {});
   if (returns === 'Call') lines.push(`        return self._call_json(${request})[1]`);
   else if (answerType.kind === 'class') lines.push(`        return self._call_model(${answerType.name}.from_json, ${request})`);
   else lines.push(`        return ${decode(answerType, `self._call_json(${request})[0]`, name)}`);

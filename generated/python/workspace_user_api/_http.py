@@ -168,10 +168,6 @@ class BaseClient:
         except ValueError:
             raise UnexpectedResponse(f"{method} {path}: the answer is not JSON") from None
 
-    def _call_text(self, method: str, path: str) -> str:
-        """Sends one request and returns the answer as text."""
-        return self._send(method, path, None, {})[0].decode("utf-8")
-
     def _send(self, method: str, path: str, data: bytes | None, headers: dict[str, str]) -> tuple[bytes, Call]:
         started = time.monotonic()
         attempts = 0

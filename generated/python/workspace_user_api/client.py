@@ -312,25 +312,12 @@ class WorkspaceClient(BaseClient):
         """
         return self._call_model(Readiness.from_json, "GET", "/readyz", None, credentials=False)
 
-    def get_api_reference(self) -> str:
-        """The API reference.
-
-        This contract rendered as a browsable reference page (Redoc), built once with the
-        service: one self-contained page, the contract and the renderer inside it, that loads
-        nothing from elsewhere, so it works without internet access and reads without
-        JavaScript.
-
-        ``GET /docs``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
-        """
-        return self._call_text("GET", "/docs")
-
     def get_open_api_document(self) -> dict[str, Any]:
         """This contract.
 
         The bundled OpenAPI 3.1 document of this API, as JSON, for tools and code generators.
 
         ``GET /openapi.json``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
-        The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         return _decode.json_object(self._call_json("GET", "/openapi.json", None, credentials=False)[0], "get_open_api_document")
 
