@@ -24,7 +24,8 @@ export function printUsers(users: readonly User[], screen: Screen): void {
   );
 }
 
-export function printUser(user: User, screen: Screen): void {
+/** One user, field by field; with its version (an ETag, for `--if-match`) when known. */
+export function printUser(user: User, screen: Screen, version?: string): void {
   const rows: [string, string][] = [
     ['user_id', user.user_id],
     ['username', user.username],
@@ -37,6 +38,7 @@ export function printUser(user: User, screen: Screen): void {
     ['created', user.created],
     ['password_set_date', user.password_set_date ?? 'no password'],
     ['last_session', user.last_session ?? 'never'],
+    ...(version ? [['version', version] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   screen.write(`${rows.map(([name, value]) => `${name.padEnd(width)}  ${terminalSafe(value)}`).join('\n')}\n`);

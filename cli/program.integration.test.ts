@@ -95,6 +95,21 @@ describe('the workspace-users CLI, in process against the service', () => {
     assert.match(auditTable.stdout, /updateUser .*last_name, locked/);
   });
 
+  it('shows the version with get, and changes or deletes a user only at the version given with --if-match', async () => {
+    const user = await service.createUser({ first_name: 'Versioned' });
+    const shown = await cli(['get', user.user_id]);
+    const version = /^version +(W\/"[0-9]+")$/m.exec(shown.stdout)?.[1];
+    assert.ok(version, shown.stdout);
+    const updated = await cli(['update', user.user_id, '--last-name', 'First', '--if-match', version]);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.doesNotMatch(updated.stdout, new RegExp(`version +${version.replace(/[/"]/g, '\\$&')}`), 'a new version');
+    const stale = await cli(['update', user.user_id, '--last-name', 'Lost', '--if-match', version]);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /not at the version If-Match names; it is now at W\/"[0-9]+"/);
+    assert.equal((await cli(['delete', user.user_id, '--yes', '--if-match', version])).code, 1);
+    assert.equal((await service.store.users.findById(user.user_id))?.record.last_name, 'First', 'neither stale change happened');
+  });
+
   it('lists a page, the page after it by cursor, and every user with --all', async () => {
     for (const name of ['ann', 'bob', 'cy', 'dee', 'eve'])
       await service.createUser({ username: `${name}@list.example`, last_name: name.toUpperCase() });
@@ -191,7 +206,7 @@ describe('the workspace-users CLI, in process against the service', () => {
       ],
     );
     assert.match(summary.failed[1].error, /weak_password/);
-    assert.equal((await service.store.users.findByUsername('cid@x.io'))?.locked, true, 'rows after a bad one are created');
+    assert.equal((await service.store.users.findByUsername('cid@x.io'))?.record.locked, true, 'rows after a bad one are created');
 
     const unknownColumn = join(directory, 'odd.csv');
     await writeFile(unknownColumn, 'username,role\nx@x.io,admin\n');
@@ -240,7 +255,7 @@ describe('the workspace-users CLI, in process against the service', () => {
     const user = await service.createUser();
     const logout = await cli(['logout', user.user_id]);
     assert.equal(logout.code, 0, logout.stderr);
-    assert.notEqual((await service.store.users.findById(user.user_id))!.sessions_valid_from, null);
+    assert.notEqual((await service.store.users.findById(user.user_id))!.record.sessions_valid_from, null);
 
     const keyFile = join(directory, 'id_ed25519.pub');
     await writeFile(keyFile, 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@example.com\n');
@@ -309,7 +324,7 @@ describe('the workspace-users CLI, in process against the service', () => {
     const updated = await cli(['update', 'Alice@Example.com', '--first-name', 'A', '--json']);
     assert.equal(updated.code, 0, updated.stderr);
     assert.equal(JSON.parse(updated.stdout).first_name, 'A');
-    assert.equal((await service.store.users.findById(alice.user_id))?.first_name, 'A');
+    assert.equal((await service.store.users.findById(alice.user_id))?.record.first_name, 'A');
 
     // The dashed form some Kasm clients send names the same user.
     const dashed = alice.user_id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');

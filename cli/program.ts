@@ -200,9 +200,9 @@ function buildProgram(io: CliIo): Command {
     .argument('<user>', 'a username or user_id')
     .option('--json', 'print JSON: the user')
     .action(async (named: string, options: { json?: boolean }) => {
-      const user = await resolveUser(client(), named);
+      const { user, version } = await resolveUser(client(), named);
       if (options.json) return void json(user);
-      printUser(user, io.stdout);
+      printUser(user, io.stdout, version);
     });
 
   passwordOptions(
@@ -244,6 +244,7 @@ function buildProgram(io: CliIo): Command {
       .option('--unlock', 'unlock the account')
       .addOption(new Option('--disable', 'disable the account').conflicts('enable'))
       .option('--enable', 'enable the account')
+      .option('--if-match <version>', 'change the user only if it is still at this version (as `get` shows it, e.g. W/"7")')
       .option('--json', 'print JSON: the user'),
   ).action(async (named: string, options: Record<string, string | boolean | undefined>) => {
     const changes = {
@@ -256,13 +257,15 @@ function buildProgram(io: CliIo): Command {
     if (Object.keys(changes).length === 0 && !wantsPassword)
       throw new UsageError('nothing to change: give at least one field option (see --help)');
     const sdk = client();
-    const { user_id } = await resolveUser(sdk, named);
+    const { user_id } = (await resolveUser(sdk, named)).user;
     const password = await passwordFrom(io, options);
-    const { user } = dataOf(
-      await sdk.updateUser({ target_user: { user_id, ...changes, ...(password !== undefined ? { password } : {}) } }),
+    const updated = await sdk.updateUser(
+      { target_user: { user_id, ...changes, ...(password !== undefined ? { password } : {}) } },
+      { ifMatch: options.ifMatch as string | undefined },
     );
+    const { user } = dataOf(updated);
     if (options.json) return void json(user);
-    printUser(user, io.stdout);
+    printUser(user, io.stdout, updated.etag);
   });
 
   program
@@ -270,13 +273,14 @@ function buildProgram(io: CliIo): Command {
     .description('delete a user (asks first, on a terminal)')
     .argument('<user>', 'a username or user_id')
     .option('--yes', 'do not ask')
-    .action(async (named: string, options: { yes?: boolean }) => {
+    .option('--if-match <version>', 'delete the user only if it is still at this version (as `get` shows it, e.g. W/"7")')
+    .action(async (named: string, options: { yes?: boolean; ifMatch?: string }) => {
       const sdk = client();
       if (!options.yes && !io.interactive) throw new UsageError('not deleting without --yes when not on a terminal');
-      const user = await resolveUser(sdk, named);
+      const { user } = await resolveUser(sdk, named);
       if (!options.yes && !(await io.prompt.confirm(`Delete ${terminalSafe(user.username)} (${user.user_id})?`)))
         throw new CliError('not deleted');
-      dataOf(await sdk.deleteUser({ target_user: { user_id: user.user_id } }));
+      dataOf(await sdk.deleteUser({ target_user: { user_id: user.user_id } }, { ifMatch: options.ifMatch }));
       note(`deleted ${terminalSafe(user.username)} (${user.user_id})`);
     });
 
@@ -299,7 +303,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<user>', 'a username or user_id')
     .action(async (named: string) => {
       const sdk = client();
-      const { user_id, username } = await resolveUser(sdk, named);
+      const { user_id, username } = (await resolveUser(sdk, named)).user;
       dataOf(await sdk.logoutUser({ target_user: { user_id } }));
       note(`logged out ${terminalSafe(username)}: sessions started before now are no longer valid`);
     });
@@ -327,7 +331,7 @@ function buildProgram(io: CliIo): Command {
           ...(options.timezone !== undefined ? { preferred_timezone: options.timezone } : {}),
           ...(sshKey !== undefined ? { ssh_public_key: sshKey.trim() } : {}),
         };
-        const { user_id } = await resolveUser(sdk, named);
+        const { user_id } = (await resolveUser(sdk, named)).user;
         const { user_attributes } = dataOf(
           Object.keys(changes).length === 0
             ? await sdk.getAttributes({ target_user: { user_id } })
@@ -352,7 +356,7 @@ function buildProgram(io: CliIo): Command {
       .argument('<group>', 'a group name or group_id')
       .action(async (named: string, nameOrId: string) => {
         const sdk = client();
-        const user = await resolveUser(sdk, named);
+        const { user } = await resolveUser(sdk, named);
         const { group_id, name } = await resolveGroup(sdk, nameOrId);
         const body = { target_user: { user_id: user.user_id }, target_group: { group_id } };
         dataOf(action === 'add' ? await sdk.addUserGroup(body) : await sdk.removeUserGroup(body));
@@ -422,7 +426,11 @@ function buildProgram(io: CliIo): Command {
     .action(async (options: { user?: string; by?: string; since?: string; pageSize?: number; cursor?: string; json?: boolean }) => {
       const sdk = client();
       const target_user_id =
-        options.user === undefined ? undefined : USER_ID.test(options.user) ? options.user : (await resolveUser(sdk, options.user)).user_id;
+        options.user === undefined
+          ? undefined
+          : USER_ID.test(options.user)
+            ? options.user
+            : (await resolveUser(sdk, options.user)).user.user_id;
       const page = dataOf(
         await sdk.getAuditEvents({
           ...(target_user_id ? { target_user_id } : {}),

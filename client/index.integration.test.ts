@@ -59,6 +59,20 @@ describe('the TypeScript SDK against the real service', () => {
     );
   });
 
+  it('changes a user only at the version it read, with ifMatch and the etag of an answer', async () => {
+    const created = await sdk.createUser({ target_user: { username: `if-match-${Date.now()}@example.com` } });
+    assert.match(created.etag ?? '', /^W\/"[0-9]+"$/);
+    const user_id = created.data!.user.user_id;
+    const first = await sdk.updateUser({ target_user: { user_id, first_name: 'First' } }, { ifMatch: created.etag });
+    assert.equal(first.data?.user.first_name, 'First');
+    assert.notEqual(first.etag, created.etag);
+    const stale = await sdk.updateUser({ target_user: { user_id, first_name: 'Lost' } }, { ifMatch: created.etag });
+    assert.equal(stale.error?.code, 'version_mismatch');
+    assert.equal(stale.response?.status, 412);
+    assert.equal((await sdk.deleteUser({ target_user: { user_id } }, { ifMatch: created.etag })).error?.code, 'version_mismatch');
+    assert.deepEqual((await sdk.deleteUser({ target_user: { user_id } }, { ifMatch: first.etag })).data, {});
+  });
+
   it('returns the documented errors as typed error bodies, never throwing', async () => {
     const user = (await sdk.createUser({ target_user: { username: 'errors@example.com' } })).data!.user;
     const weak = await sdk.updateUser({ target_user: { user_id: user.user_id, password: 'weak' } });

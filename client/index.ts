@@ -68,6 +68,20 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
+type HeaderParameters<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
+
+/**
+ * The options of one operation: those of every call, and `ifMatch` where the operation takes
+ * `If-Match` (updateUser, deleteUser): the change is made only if the user is still at that
+ * version (an `etag` a call answered), else it fails with 412 `version_mismatch`.
+ */
+export type CallOptionsOf<Op extends keyof operations> = CallOptions &
+  ([HeaderParameters<Op>] extends [never]
+    ? unknown
+    : 'If-Match' extends keyof HeaderParameters<Op>
+      ? { ifMatch?: string | undefined }
+      : unknown);
+
 /** The operations that take credentials (in their body, or by HTTP Basic): the public API. */
 export type OperationName = {
   [Op in keyof operations]: operations[Op] extends { requestBody: { content: { 'application/json': { api_key?: string } } } } ? Op : never;
@@ -94,6 +108,11 @@ export interface CallRecord {
   attempts: number;
   /** The X-Request-Id of the last answer (the service's log names each request by it); undefined when none came. */
   requestId: string | undefined;
+  /**
+   * The answer's ETag where it shows one user (getUser, createUser, updateUser): the user's
+   * version, to pass as `ifMatch` so that a later change is made only if nobody changed the user since.
+   */
+  etag: string | undefined;
 }
 
 export type Result<Op extends OperationName> = CallRecord &
@@ -103,8 +122,8 @@ export type Result<Op extends OperationName> = CallRecord &
 type Call<Op extends OperationName> =
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` extends Params exactly when Params has no required key.
   {} extends Params<Op>
-    ? (params?: Params<Op>, options?: CallOptions) => Promise<Result<Op>>
-    : (params: Params<Op>, options?: CallOptions) => Promise<Result<Op>>;
+    ? (params?: Params<Op>, options?: CallOptionsOf<Op>) => Promise<Result<Op>>
+    : (params: Params<Op>, options?: CallOptionsOf<Op>) => Promise<Result<Op>>;
 
 export type WorkspaceClient = { [Op in OperationName]: Call<Op> };
 
@@ -186,7 +205,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   async function call<Op extends OperationName>(
     operation: Op,
     params: Params<Op> | undefined,
-    callOptions: CallOptions = {},
+    callOptions: CallOptions & { ifMatch?: string | undefined } = {},
   ): Promise<Result<Op>> {
     const api_key = params?.api_key ?? defaults.api_key;
     const api_key_secret = params?.api_key_secret ?? defaults.api_key_secret;
@@ -198,6 +217,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         },
         attempts: 0,
         requestId: undefined,
+        etag: undefined,
       };
     }
     const startedAt = Date.now();
@@ -210,7 +230,13 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         Math.max(1, Math.min(timeoutMs, remaining)),
         callOptions,
       );
-      const result = { ...outcome, attempts, requestId: outcome.response?.headers.get('x-request-id') ?? undefined } as Result<Op>;
+      const answered = outcome.response?.headers;
+      const result = {
+        ...outcome,
+        attempts,
+        requestId: answered?.get('x-request-id') ?? undefined,
+        etag: answered?.get('etag') ?? undefined,
+      } as Result<Op>;
       const wait = nextWait(
         operation,
         outcome.response
@@ -235,7 +261,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     params: Params<Op> | undefined,
     { api_key, api_key_secret }: Credentials,
     withinMs: number,
-    callOptions: CallOptions,
+    callOptions: CallOptions & { ifMatch?: string | undefined },
   ): Promise<{ data?: unknown; error?: ApiError | ClientFailure; response?: Response }> {
     const timeout = AbortSignal.timeout(withinMs);
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
@@ -246,11 +272,14 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal },
       ) => Promise<{ data?: unknown; error?: ApiError; response: Response }>;
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
-      if (credentialsIn === 'body') return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, signal });
+      const condition: Record<string, string> = callOptions.ifMatch === undefined ? {} : { 'If-Match': callOptions.ifMatch };
+      if (credentialsIn === 'body') {
+        return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, headers: condition, signal });
+      }
       const headers: Record<string, string> =
         credentialsIn === 'basic'
-          ? { Authorization: basicAuthorization(api_key, api_key_secret) }
-          : { 'api-key': api_key, 'api-key-secret': api_key_secret };
+          ? { Authorization: basicAuthorization(api_key, api_key_secret), ...condition }
+          : { 'api-key': api_key, 'api-key-secret': api_key_secret, ...condition };
       return await post(pathOf(operation), { body: fields, headers, signal });
     } catch (error) {
       return { error: describeFailure(error, baseUrl, withinMs, timeout) };
@@ -261,7 +290,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   return Object.fromEntries(
     OPERATION_NAMES.map((operation) => [
       operation,
-      (params?: Params<typeof operation>, options?: CallOptions) => call(operation, params, options),
+      (params?: Params<typeof operation>, options?: CallOptionsOf<typeof operation>) => call(operation, params, options),
     ]),
   ) as unknown as WorkspaceClient;
 }

@@ -27,6 +27,9 @@ export async function shapesTheCompilerRefuses(): Promise<void> {
 
   // @ts-expect-error page_size is a number
   await sdk.getUsers({ page_size: '10' });
+
+  // @ts-expect-error only updateUser and deleteUser take If-Match
+  await sdk.getGroups({}, { ifMatch: 'W/"1"' });
 }
 
 export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
@@ -35,5 +38,7 @@ export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
   const { user } = result.data;
   const names: string[] = user.groups.map((group) => group.name);
   await createWorkspaceClient({ baseUrl: 'http://127.0.0.1:8080' }).getGroups();
+  const read = await sdk.getUser({ target_user: { user_id: user.user_id } });
+  await sdk.deleteUser({ target_user: { user_id: user.user_id } }, { ifMatch: read.etag });
   return `${user.username} ${names.join(',')}`;
 }

@@ -68,6 +68,7 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
       'permission_denied',
       'user_not_found',
       'username_taken',
+      'version_mismatch',
       'weak_password',
     ]);
   });

@@ -150,6 +150,15 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
     const [renamed, owner] = await Promise.all([f.user(), f.user()]);
     return { body: { ...f.admin, target_user: { user_id: renamed.user_id, username: owner.username } } };
   },
+  // Versions start at 1: no user is ever at 0, so the change is refused and nothing changes.
+  'updateUser 412': async (f) => ({
+    body: { ...f.admin, target_user: { user_id: (await f.user()).user_id, first_name: 'Stale' } },
+    headers: { 'If-Match': 'W/"0"' },
+  }),
+  'deleteUser 412': async (f) => ({
+    body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } },
+    headers: { 'If-Match': 'W/"0"' },
+  }),
   'getAttributes 404': async (f) => ({ body: wellFormed('getAttributes', f) }),
   'updateUserAttributes 404': async (f) => ({ body: wellFormed('updateUserAttributes', f) }),
   'logoutUser 404': async (f) => ({ body: wellFormed('logoutUser', f) }),

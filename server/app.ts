@@ -14,6 +14,7 @@ import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
 import { documentationHandlers } from './http/documentation.js';
+import { entityTag, expectedVersions } from './http/entity-tags.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
@@ -52,6 +53,8 @@ export function createApp({ store, handlers, validation, logger, authThrottle, t
   // so a reverse proxy's rule for a path cannot be stepped around by another spelling of it.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  // An ETag here always names a record's version (http/entity-tags.ts), never a digest of the body.
+  app.set('etag', false);
 
   app.use(requestLogging(logger));
   if (metrics) app.use(metrics.middleware);
@@ -78,6 +81,8 @@ export function createApp({ store, handlers, validation, logger, authThrottle, t
             get log() {
               return requestLogger(req, res);
             },
+            expectedVersions: expectedVersions(req.get('If-Match')),
+            answersVersion: (version) => void res.set('ETag', entityTag(version)),
           };
           // Kasm's tolerance: the handler sees the fields the contract declares, none of them null.
           const body = await handler(declaredFields(WORKSPACE_DOCUMENT, requestSchema, req.body) as never, context);

@@ -17,7 +17,7 @@ describe(`audit retention (${TEST_STORE})`, () => {
   it('deletes the events past AUDIT_RETENTION_DAYS, batch by batch, and only those', async () => {
     const { store, inspection } = opened;
     const users = [];
-    for (let index = 0; index < 9; index++) users.push(await store.users.create(newUserRecord(), TEST_SETUP));
+    for (let index = 0; index < 9; index++) users.push((await store.users.create(newUserRecord(), TEST_SETUP)).record);
     // Five events a year and a day old, one exactly 30 days old and a minute, three recent.
     const now = new Date('2026-11-23T12:00:00.000Z');
     const aged = (days: number, minutes = 0) => new Date(now.getTime() - days * 86_400_000 - minutes * 60_000).toISOString();

@@ -5,6 +5,7 @@
 import type { components } from '../generated/workspace/types.js';
 import type { StoreFaultKind } from './store/faults.js';
 import { inspect } from 'node:util';
+import { entityTag } from './http/entity-tags.js';
 
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -66,6 +67,9 @@ export const permissionDenied = (permission: string) =>
   new ServiceError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
 export const userNotFound = () => new ServiceError(404, 'user_not_found', 'User not found');
 export const groupNotFound = () => new ServiceError(404, 'group_not_found', 'Group not found');
+/** `If-Match` named versions the record is no longer at. */
+export const versionMismatch = (current: number) =>
+  new ServiceError(412, 'version_mismatch', `The user is not at the version If-Match names; it is now at ${entityTag(current)}`);
 export const usernameTaken = () => new ServiceError(409, 'username_taken', 'Username is already taken');
 export const internalError = () => new ServiceError(500, 'internal_error', 'Internal server error');
 

@@ -91,6 +91,14 @@ expect_error(lambda: client.update_user(target_user=UserUpdate(user_id="0" * 32,
 # Nor does it check patterns: the service answers an invalid request with every problem in it.
 invalid = expect_error(lambda: client.update_user(target_user=UserUpdate(user_id="not-an-id")), 400, "invalid_request")
 assert [detail.path for detail in invalid.errors] == ["/body/target_user/user_id"], invalid.errors
+# A change made only at the version read: the answer's etag, then 412 once someone else changed the user.
+looked_up = client.get_user(target_user=UserRef(user_id=created.user_id))
+assert looked_up.call is not None and re.fullmatch(r'W/"[0-9]+"', looked_up.call.etag or ""), looked_up.call
+at_version = client.update_user(target_user=UserUpdate(user_id=created.user_id, first_name="Guido"), if_match=looked_up.call.etag)
+assert at_version.call is not None and at_version.call.etag != looked_up.call.etag, at_version.call
+stale = looked_up.call.etag
+expect_error(lambda: client.update_user(target_user=UserUpdate(user_id=created.user_id), if_match=stale), 412, "version_mismatch")
+expect_error(lambda: client.delete_user(target_user=UserRef(user_id=created.user_id), if_match=stale), 412, "version_mismatch")
 done.append("updateUser")
 
 assert client.get_user(target_user=UserRef(user_id=created.user_id)).user.user_id == created.user_id

@@ -508,7 +508,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -1212,6 +1212,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `If-Match` named no version the user is at: someone changed it after the client read it.
+         *     Nothing was changed; read the user again (its `ETag` is the current version) and decide.
+         */
+        VersionMismatch: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No user, or no group, has the given identifier. */
         UserOrGroupNotFound: {
             headers: {
@@ -1280,9 +1292,27 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes the change only if the user is still at a version named here: one or more entity
+         *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
+         *     SCIM clients send it), separated by commas, or `*` for any version. A user changed since
+         *     gets `412` with `version_mismatch` and is left as it is. Without this header the change is
+         *     made whatever the version, exactly as Kasm does.
+         */
+        IfMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The user's version, as an entity tag: it changes with every change to what the user's
+         *     representation shows (a field, a password, a logout, a group joined, left, renamed or
+         *     deleted), made through either this API or SCIM. Send it back in `If-Match` to change the
+         *     user only if nobody has changed it since.
+         * @example W/"7"
+         */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1366,6 +1396,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,6 +1430,7 @@ export interface operations {
             /** @description The new user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,7 +1451,16 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the change only if the user is still at a version named here: one or more entity
+                 *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
+                 *     SCIM clients send it), separated by commas, or `*` for any version. A user changed since
+                 *     gets `412` with `version_mismatch` and is left as it is. Without this header the change is
+                 *     made whatever the version, exactly as Kasm does.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1432,6 +1473,7 @@ export interface operations {
             /** @description The user as it is after the update. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1443,6 +1485,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserNotFound"];
             409: components["responses"]["UsernameTaken"];
+            412: components["responses"]["VersionMismatch"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1453,7 +1496,16 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the change only if the user is still at a version named here: one or more entity
+                 *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
+                 *     SCIM clients send it), separated by commas, or `*` for any version. A user changed since
+                 *     gets `412` with `version_mismatch` and is left as it is. Without this header the change is
+                 *     made whatever the version, exactly as Kasm does.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1476,6 +1528,7 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserNotFound"];
+            412: components["responses"]["VersionMismatch"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

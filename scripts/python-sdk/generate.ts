@@ -240,6 +240,15 @@ function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema 
 const takesModel = (type: PythonType) =>
   type.kind === 'class' || (type.kind === 'union' && type.members.every((member) => member.kind === 'class'));
 
+/** Whether an operation takes the `If-Match` header (its parameter, by reference or inline). */
+function takesIfMatch(document: OpenApiDocument, operation: Operation): boolean {
+  const parameters = (operation.schema.parameters ?? []) as Schema[];
+  return parameters.some((parameter) => {
+    const resolved = parameter.$ref ? (document.components as Schema).parameters?.[parameter.$ref.split('/').at(-1)] : parameter;
+    return resolved?.in === 'header' && resolved?.name === 'If-Match';
+  });
+}
+
 /** One method of the client. */
 function clientMethod(document: OpenApiDocument, operation: Operation, aliases: Aliases): string[] {
   const name = identifier(snakeCase(operation.id), 'operationId');
@@ -252,10 +261,12 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   if (!mediaType.endsWith('json')) throw new Error(`${operation.id}: the client reads JSON answers only, not ${mediaType}`);
   const answerType = pythonType(document, media.schema ?? {});
   const returns = isEmptyObject(answer) && answer?.additionalProperties === false ? 'Call' : annotation(answerType);
+  const conditional = takesIfMatch(document, operation);
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
     (field) =>
       `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : ' | None = None'}`,
   );
+  if (conditional) parameters.push('if_match: str | None = None');
   const sent = (field: { name: string; type: PythonType }) =>
     takesModel(field.type) ? `_encode.as_json(${field.name})` : encode(field.type, field.name);
   const signature = `    def ${name}(self${parameters.length ? `, *, ${parameters.join(', ')}` : ''}) -> ${returns}:`;
@@ -264,6 +275,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   const documented = fields.filter((field) => field.description);
   if (documented.length)
     doc.push('', ...documented.map((field) => `:param ${field.name}: ${field.description!.trim().replaceAll('\n', ' ')}`));
+  if (conditional) {
+    doc.push(
+      `:param if_match: Make the change only if the user is still at this version (an answer's \`\`call.etag\`\`); ApiError 412 \`\`version_mismatch\`\` if not.`,
+    );
+  }
   doc.push(
     '',
     `\`\`${operation.method} ${operation.path}\`\`. Raises ApiError when the service answers with an error, TransportError when it does not answer.`,
@@ -283,7 +299,7 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
     }
     body = 'body';
   }
-  const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}`;
+  const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}${conditional ? ', if_match=if_match' : ''}`;
   if (returns === 'Call') lines.push(`        return self._call_json(${request})[1]`);
   else if (answerType.kind === 'class') lines.push(`        return self._call_model(${answerType.name}.from_json, ${request})`);
   else lines.push(`        return ${decode(answerType, `self._call_json(${request})[0]`, name)}`);

@@ -140,7 +140,11 @@ describe(`the audit trail (${TEST_STORE})`, () => {
         500,
       );
       assert.deepEqual(written, []);
-      assert.equal((await service.store.users.findById(user.user_id))?.first_name, 'Before', 'the change was rolled back with its event');
+      assert.equal(
+        (await service.store.users.findById(user.user_id))?.record.first_name,
+        'Before',
+        'the change was rolled back with its event',
+      );
     } finally {
       await inspection.execute(sql`drop trigger audit_fault${TEST_STORE === 'postgres' ? sql` on audit_events` : sql``}`);
     }

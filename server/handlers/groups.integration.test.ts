@@ -16,7 +16,7 @@ describe('groups and membership', () => {
 
   const membership = (operation: 'add_user_group' | 'remove_user_group', user_id: string, group_id: string) =>
     service.callAsAdmin(operation, { target_user: { user_id }, target_group: { group_id } });
-  const groupNames = async (user_id: string) => (await service.store.users.findById(user_id))!.groups.map((group) => group.name);
+  const groupNames = async (user_id: string) => (await service.store.users.findById(user_id))!.record.groups.map((group) => group.name);
 
   it('lists every group by name, marking the system group', async () => {
     const answer = await service.callAsAdmin('get_groups');

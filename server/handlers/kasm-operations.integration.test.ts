@@ -206,7 +206,7 @@ describe('Kasm user operations', () => {
       await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } });
       const deleted = await service.sendAsAdmin('delete_group', { target_group: { group_id: group.group_id }, force: true });
       assert.equal(deleted.status, 200);
-      const after = await service.store.users.findById(user.user_id);
+      const after = (await service.store.users.findById(user.user_id))?.record;
       assert.deepEqual(
         after!.groups.map((entry) => entry.name),
         ['All Users'],

@@ -9,7 +9,7 @@ import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { Readiness } from '../readiness.js';
-import type { ApiKeyRecord, ChangeAuthor } from '../store/records.js';
+import type { ApiKeyRecord, ChangeAuthor, ExpectedVersions } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
@@ -47,6 +47,10 @@ export interface HandlerContext {
   /** Who makes a change, for its audit event: the key's id and the request's id. */
   author: ChangeAuthor;
   log: Logger;
+  /** The versions `If-Match` names (http/entity-tags.ts); undefined without one, or for `*`. */
+  expectedVersions: ExpectedVersions | undefined;
+  /** Sends the version of the record the answer shows, as its `ETag`. */
+  answersVersion: (version: number) => void;
 }
 
 /** Operations whose answer can grow with the directory, and so may be streamed (streamed-json.ts). */

@@ -52,7 +52,7 @@ describe('update_user', () => {
         assert.equal(answer.status, 401);
         assert.deepEqual(answer.body, { error_message: 'Invalid API key or secret', code: 'invalid_credentials' });
       }
-      assert.equal((await service.store.users.findById(user.user_id))?.first_name, 'Alice');
+      assert.equal((await service.store.users.findById(user.user_id))?.record.first_name, 'Alice');
     });
 
     it('rule 4: a password that breaks the policy fails with 400 weak_password naming every broken rule, and nothing changes', async () => {
@@ -68,7 +68,7 @@ describe('update_user', () => {
       assert.deepEqual(answer.body.errors, [
         { path: '/body/target_user/password', message: answer.body.error_message.replace(/^Password /, '') },
       ]);
-      const stored = await service.store.users.findById(user.user_id);
+      const stored = (await service.store.users.findById(user.user_id))?.record;
       assert.equal(stored?.first_name, 'Alice');
       assert.equal(await service.store.users.findPasswordHash(user.user_id), hashBefore);
     });
@@ -164,10 +164,10 @@ describe('update_user', () => {
     const clash = await update({ user_id: user.user_id, username: ' TAKEN@example.com', first_name: 'Changed' });
     assert.equal(clash.status, 409);
     assert.deepEqual(clash.body, { error_message: 'Username is already taken', code: 'username_taken' });
-    const stored = await service.store.users.findById(user.user_id);
+    const stored = (await service.store.users.findById(user.user_id))?.record;
     assert.equal(stored?.username, 'new.name@example.com');
     assert.equal(stored?.first_name, '', 'a refused update changes no field');
-    assert.equal((await service.store.users.findById(taken.user_id))?.username, 'taken@example.com');
+    assert.equal((await service.store.users.findById(taken.user_id))?.record.username, 'taken@example.com');
   });
 
   describe('refuses mass assignment, leaving the row unchanged', () => {
@@ -184,7 +184,7 @@ describe('update_user', () => {
         assert.equal(answer.status, 400);
         assert.equal(answer.body.code, 'invalid_request');
         assert.equal(answer.body.errors[0].message, 'must not be sent: the service sets it');
-        assert.deepEqual(await service.store.users.findById(user.user_id), user);
+        assert.deepEqual((await service.store.users.findById(user.user_id))?.record, user);
       });
     }
 
@@ -199,7 +199,7 @@ describe('update_user', () => {
       assert.equal(answer.status, 200);
       assert.equal(answer.body.user.first_name, 'Changed');
       assert.equal('is_admin' in answer.body.user, false, 'an unknown key is never echoed');
-      assert.deepEqual(await service.store.users.findById(other.user_id), other);
+      assert.deepEqual((await service.store.users.findById(other.user_id))?.record, other);
     });
 
     it('refuses a malformed user_id with 400, not 404', async () => {
@@ -220,7 +220,7 @@ describe('update_user', () => {
     );
     // An update that rewrote the whole row would put back another field's old (empty) value.
     // Every field must instead hold a value one of its own updates wrote.
-    const stored = (await service.store.users.findById(user.user_id))!;
+    const stored = (await service.store.users.findById(user.user_id))!.record;
     for (const field of fields) {
       const written = updates.filter((u) => u.field === field).map((u) => u.value);
       assert.ok(written.includes(stored[field]), `${field} is "${stored[field]}"`);

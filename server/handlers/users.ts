@@ -1,9 +1,9 @@
 /** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser, logoutUser. */
 import { randomBytes } from 'node:crypto';
-import { ServiceError, userNotFound, usernameTaken } from '../service-errors.js';
+import { ServiceError, userNotFound, usernameTaken, versionMismatch } from '../service-errors.js';
 import { hashPassword } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
-import type { UserChanges } from '../store/records.js';
+import { StaleVersionError, type UserChanges } from '../store/records.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
 import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 import { canonicalId } from './ids.js';
@@ -32,6 +32,16 @@ function assertPasswordPolicy(password: string, username: string): void {
   const violation = passwordPolicyViolation(password, username);
   if (violation) {
     throw new ServiceError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);
+  }
+}
+
+/** A write that `If-Match` conditions: a user at another version is answered 412. */
+async function whenAtVersion<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof StaleVersionError) throw versionMismatch(error.current);
+    throw error;
   }
 }
 
@@ -84,21 +94,22 @@ export function userHandlers({
     },
 
     // As Kasm: the identifier wins when both come, and an empty one counts as absent.
-    async getUser({ target_user }) {
+    async getUser({ target_user }, { answersVersion }) {
       // Both may come, though the contract's types name one: a user_id beside a username is a UserRef.
       const sent: { user_id?: string | null; username?: string } = target_user;
-      const user = sent.user_id
+      const found = sent.user_id
         ? await store.users.findById(canonicalId(sent.user_id))
         : await store.users.findByUsername(prepareUsername(sent.username ?? ''));
-      if (!user) throw userNotFound();
-      return { user };
+      if (!found) throw userNotFound();
+      answersVersion(found.version);
+      return { user: found.record };
     },
 
-    async createUser({ target_user }, { author }) {
+    async createUser({ target_user }, { author, answersVersion }) {
       const { password, ...profile } = target_user;
       const username = acceptedUsername(profile.username);
       if (password !== undefined) assertPasswordPolicy(password, username);
-      const user = await renamingConflictsAsTaken(async () =>
+      const created = await renamingConflictsAsTaken(async () =>
         store.users.create(
           {
             user_id: randomBytes(16).toString('hex'),
@@ -115,11 +126,12 @@ export function userHandlers({
           author,
         ),
       );
-      return { user };
+      answersVersion(created.version);
+      return { user: created.record };
     },
 
     // docs/spec §4.1: a partial update, applied atomically, with its audit event.
-    async updateUser({ target_user }, { author }) {
+    async updateUser({ target_user }, { author, expectedVersions, answersVersion }) {
       const { user_id: sentId, username, password, ...fields } = target_user;
       const user_id = canonicalId(sentId);
       const changes: UserChanges = { ...fields };
@@ -129,13 +141,17 @@ export function userHandlers({
         // Look first: hashing costs tens of milliseconds, not worth spending on a missing user.
         const stored = await store.users.findById(user_id);
         if (!stored) throw userNotFound();
-        assertPasswordPolicy(password, changes.username ?? stored.username);
+        if (expectedVersions && !expectedVersions.includes(stored.version)) throw versionMismatch(stored.version);
+        assertPasswordPolicy(password, changes.username ?? stored.record.username);
         changes.password_hash = await hashPassword(password);
         changes.password_set_date = new Date().toISOString();
       }
-      const user = await renamingConflictsAsTaken(() => store.users.update(user_id, changes, author));
-      if (!user) throw userNotFound();
-      return { user };
+      const updated = await whenAtVersion(() =>
+        renamingConflictsAsTaken(() => store.users.update(user_id, changes, author, expectedVersions)),
+      );
+      if (!updated) throw userNotFound();
+      answersVersion(updated.version);
+      return { user: updated.record };
     },
 
     // The service issues no sessions: it records when they became invalid, for the front ends that do.
@@ -144,8 +160,9 @@ export function userHandlers({
       return {};
     },
 
-    async deleteUser({ target_user }, { author }) {
-      if (!(await store.users.delete(canonicalId(target_user.user_id), author))) throw userNotFound();
+    async deleteUser({ target_user }, { author, expectedVersions }) {
+      if (!(await whenAtVersion(() => store.users.delete(canonicalId(target_user.user_id), author, expectedVersions))))
+        throw userNotFound();
       return {};
     },
   };

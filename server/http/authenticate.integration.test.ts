@@ -61,7 +61,7 @@ describe('credentials and permissions', () => {
       status: 403,
       body: { error_message: 'This API key lacks the users_modify permission', code: 'permission_denied' },
     });
-    assert.equal((await service.store.users.findById(user.user_id))?.first_name, 'Alice');
+    assert.equal((await service.store.users.findById(user.user_id))?.record.first_name, 'Alice');
   });
 
   describe('every operation requires the permission its x-permission names', () => {

@@ -169,8 +169,8 @@ describe('failures inside the service', () => {
           users: {
             // A store bug that would leak a hash: response validation must stop it.
             findById: async (userId: string) => {
-              const user = await store.users.findById(userId);
-              return user && { ...user, password_hash: leakedHash };
+              const found = await store.users.findById(userId);
+              return found && { ...found, record: { ...found.record, password_hash: leakedHash } };
             },
           },
         }),

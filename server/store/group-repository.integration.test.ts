@@ -14,7 +14,7 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
   after(() => opened.close());
 
-  const groupNames = async (userId: string) => (await store.users.findById(userId))!.groups.map((group) => group.name);
+  const groupNames = async (userId: string) => (await store.users.findById(userId))!.record.groups.map((group) => group.name);
   let counter = 0;
   const newGroupId = () => (++counter).toString(16).padStart(32, 'a');
 
@@ -50,7 +50,7 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
 
   it('adds and removes members, saying what each change came to', async () => {
-    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    const user = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
     const group = await store.groups.create({ group_id: newGroupId(), name: 'Engineering' }, TEST_SETUP);
     assert.equal(await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP), 'done');
     assert.equal(await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP), 'already_member');
@@ -63,7 +63,7 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
 
   it('keeps everyone in the system group, which cannot be deleted, and left only when the caller allows it', async () => {
-    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    const user = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
     const system = (await store.groups.list()).find((group) => group.is_system)!;
     assert.equal(await store.groups.removeMember(user.user_id, system.group_id, TEST_SETUP), 'system_group');
     assert.equal(await store.groups.delete(system.group_id, TEST_SETUP), 'system_group');
@@ -73,7 +73,7 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
 
   it('deletes a group with its memberships', async () => {
-    const user = await store.users.create(newUserRecord(), TEST_SETUP);
+    const user = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
     const group = await store.groups.create({ group_id: newGroupId(), name: 'Temporary' }, TEST_SETUP);
     await store.groups.addMember(user.user_id, group.group_id, TEST_SETUP);
     assert.equal(await store.groups.delete(group.group_id, TEST_SETUP), 'deleted');

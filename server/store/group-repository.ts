@@ -5,6 +5,7 @@ import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import type { ChangeAuthor, Group, GroupChanges, MembershipChange, NewGroupRecord } from './records.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
+import { nextVersion } from './user-repository.js';
 import type { Database } from './schema.js';
 
 export type MembershipRow = { user_id: string; group_id: string; name: string };
@@ -43,11 +44,12 @@ export class KyselyGroupRepository implements GroupRepository {
 
   async create(wanted: NewGroupRecord, by: ChangeAuthor): Promise<Group> {
     const group = { description: '', priority: DEFAULT_GROUP_PRIORITY, ...wanted };
+    const now = new Date().toISOString();
     await uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
           .insertInto('groups')
-          .values({ ...group, is_system: this.traits.bool(false), created: new Date().toISOString() })
+          .values({ ...group, is_system: this.traits.bool(false), created: now, modified: now })
           .execute();
         const changedFields = ['name', ...(group.description ? ['description'] : []), 'priority'];
         await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields });
@@ -67,7 +69,14 @@ export class KyselyGroupRepository implements GroupRepository {
         if (changes.description !== undefined && changes.description !== stored.description) changed.description = changes.description;
         if (changes.priority !== undefined && changes.priority !== stored.priority) changed.priority = changes.priority;
         if (Object.keys(changed).length === 0) return asGroup(stored);
-        await trx.updateTable('groups').set(changed).where('group_id', '=', groupId).execute();
+        const now = new Date().toISOString();
+        await trx
+          .updateTable('groups')
+          .set({ ...changed, ...nextVersion(now) })
+          .where('group_id', '=', groupId)
+          .execute();
+        // Each member's representation names the group.
+        if (changed.name !== undefined) await bumpMembers(trx, groupId, now);
         await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(changed).sort() });
         return asGroup({ ...stored, ...changed });
       }),
@@ -79,7 +88,8 @@ export class KyselyGroupRepository implements GroupRepository {
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirst();
       if (!group) return 'no_group';
       if (group.is_system) return 'system_group';
-      // Memberships go with it (ON DELETE CASCADE).
+      // Memberships go with it (ON DELETE CASCADE), and each member's representation changes.
+      await bumpMembers(trx, groupId, new Date().toISOString());
       await trx.deleteFrom('groups').where('group_id', '=', groupId).execute();
       await this.audit.record(trx, by, { operation: 'deleteGroup', targetGroupId: groupId });
       return 'deleted';
@@ -96,6 +106,7 @@ export class KyselyGroupRepository implements GroupRepository {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return 'already_member';
+      await bumpBoth(trx, userId, groupId);
       await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId });
       return 'done';
     });
@@ -109,10 +120,27 @@ export class KyselyGroupRepository implements GroupRepository {
       if (group.is_system && !fromSystemGroup) return 'system_group';
       const result = await trx.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', '=', groupId).executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return 'not_member';
+      await bumpBoth(trx, userId, groupId);
       await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
       return 'done';
     });
   }
+}
+
+/** Moves the version of every member of a group. */
+async function bumpMembers(db: Db, groupId: string, now: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set(nextVersion(now))
+    .where('user_id', 'in', db.selectFrom('user_groups').select('user_id').where('group_id', '=', groupId))
+    .execute();
+}
+
+/** A membership shows on both sides: it moves the user's version and the group's. */
+async function bumpBoth(db: Db, userId: string, groupId: string): Promise<void> {
+  const now = new Date().toISOString();
+  await db.updateTable('users').set(nextVersion(now)).where('user_id', '=', userId).execute();
+  await db.updateTable('groups').set(nextVersion(now)).where('group_id', '=', groupId).execute();
 }
 
 /** Why a membership cannot change: no such user, or no such group. */

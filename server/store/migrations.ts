@@ -178,6 +178,25 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_versions': {
+    // Every user and group carries a version, moved by every change to what its representation
+    // shows, and the time of that change: the entity tag of `If-Match` and SCIM's `meta`. A
+    // group's representation lists its members and a user's names its groups, so a membership
+    // change moves both, and renaming or deleting a group moves each member.
+    async up(db: AnyDatabase) {
+      for (const table of ['users', 'groups']) {
+        await db.schema
+          .alterTable(table)
+          .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+          .execute();
+        await db.schema.alterTable(table).addColumn('modified', 'text').execute();
+        await db
+          .updateTable(table)
+          .set({ modified: sql.ref('created') })
+          .execute();
+      }
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -37,7 +37,7 @@ describe(`two instances sharing one ${TEST_STORE} database`, () => {
       answers.map((answer) => answer.status),
       answers.map(() => 200),
     );
-    const stored = (await second.store.users.findById(user.user_id))!;
+    const stored = (await second.store.users.findById(user.user_id))!.record;
     for (const [index, field] of fields.entries()) {
       const written = Array.from({ length: 5 }, (_, round) => `${field}-${index + 4 * round}`);
       assert.ok(written.includes(stored[field]), `${field} is "${stored[field]}"`);

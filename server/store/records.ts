@@ -117,6 +117,27 @@ export interface AuditPage {
   more: boolean;
 }
 
+/** A record with the version it is at and when that version was made (migration 0006). */
+export interface Versioned<T> {
+  record: T;
+  version: number;
+  modified: string;
+}
+
+/**
+ * The versions a write requires its record to be at (`If-Match`): the write is refused when
+ * the record is at none of them. A write without one is made whatever the version.
+ */
+export type ExpectedVersions = readonly number[];
+
+/** Thrown when a record is not at any of the versions a write expected; nothing was written. */
+export class StaleVersionError extends Error {
+  constructor(readonly current: number) {
+    super(`the record is at version ${current}`);
+    this.name = 'StaleVersionError';
+  }
+}
+
 /** Thrown when a unique name (a username, a group name) is already in use. */
 export class NameTakenError extends Error {
   constructor(readonly field: 'username' | 'group_name') {

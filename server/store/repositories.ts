@@ -20,23 +20,32 @@ import type {
   UserListing,
   UsernameReport,
   UserQuery,
+  ExpectedVersions,
+  Versioned,
 } from './records.js';
 
 export interface UserRepository {
   list(query: UserQuery): Promise<UserListing>;
-  findById(userId: string): Promise<User | undefined>;
-  findByUsername(username: string): Promise<User | undefined>;
+  findById(userId: string): Promise<Versioned<User> | undefined>;
+  findByUsername(username: string): Promise<Versioned<User> | undefined>;
   /** Creates the user in the system group "All Users". Throws NameTakenError. */
-  create(user: NewUserRecord, by: ChangeAuthor): Promise<User>;
-  /** Applies the changes atomically; undefined when there is no such user. Throws NameTakenError. */
-  update(userId: string, changes: UserChanges, by: ChangeAuthor): Promise<User | undefined>;
-  /** Deletes the user and their memberships; false when there is no such user. */
-  delete(userId: string, by: ChangeAuthor): Promise<boolean>;
+  create(user: NewUserRecord, by: ChangeAuthor): Promise<Versioned<User>>;
+  /**
+   * Applies the changes atomically, moving the user's version; undefined when there is no
+   * such user. Throws NameTakenError, and StaleVersionError when the user is at none of the
+   * `expected` versions.
+   */
+  update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<Versioned<User> | undefined>;
+  /**
+   * Deletes the user and their memberships; false when there is no such user. Throws
+   * StaleVersionError when the user is at none of the `expected` versions.
+   */
+  delete(userId: string, by: ChangeAuthor, expected?: ExpectedVersions): Promise<boolean>;
   /**
    * Moves the instant from which the user's sessions are valid to `at`, or just past the
    * one stored if that is later (so that it only moves forward); undefined when there is no such user.
    */
-  logout(userId: string, at: string, by: ChangeAuthor): Promise<User | undefined>;
+  logout(userId: string, at: string, by: ChangeAuthor): Promise<Versioned<User> | undefined>;
   /** The stored argon2id hash, for verifying a password; never leaves the service. */
   findPasswordHash(userId: string): Promise<string | null | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */

@@ -60,6 +60,10 @@ export interface UsersTable {
   last_session: string | null;
   /** Sessions started before this instant are not valid (logout_user; migration 0005). */
   sessions_valid_from: string | null;
+  /** Moves with every change to what the user's representation shows (migration 0006). */
+  version: Generated<number>;
+  /** When the version last moved (RFC 3339); migration 0006 set it to `created` for older rows. */
+  modified: string | null;
 }
 
 export interface GroupsTable {
@@ -69,6 +73,9 @@ export interface GroupsTable {
   created: string;
   description: Generated<string>;
   priority: Generated<number>;
+  /** Moves with every change to the group or its members (migration 0006). */
+  version: Generated<number>;
+  modified: string | null;
 }
 
 export interface UserGroupsTable {

@@ -3,13 +3,24 @@
  * what differs). The queries every authenticated request or update runs are
  * compiled once (query-template.ts).
  */
-import type { CompiledQuery, Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { type CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import type { ChangeAuthor, NewUserRecord, User, UserChanges, UserListing, UsernameReport, UserQuery } from './records.js';
+import {
+  type ChangeAuthor,
+  type ExpectedVersions,
+  type NewUserRecord,
+  StaleVersionError,
+  type User,
+  type UserChanges,
+  type UserListing,
+  type UsernameReport,
+  type UserQuery,
+  type Versioned,
+} from './records.js';
 import type { UserRepository } from './repositories.js';
 import type { Database, UsersTable } from './schema.js';
 import { present } from '../../lib/present.js';
@@ -30,7 +41,21 @@ const USER_COLUMNS = [
   'sessions_valid_from',
 ] as const;
 
+/** A user's columns with its version, for reads and writes that answer one user (migration 0006). */
+const VERSIONED_COLUMNS = [...USER_COLUMNS, 'version', 'modified'] as const;
+
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
+type VersionedRow = Pick<Selectable<UsersTable>, (typeof VERSIONED_COLUMNS)[number]>;
+
+/** Moves a user's version: every write that changes what the user's representation shows sets these. */
+export const nextVersion = (modified: string) => ({ version: sql<number>`version + 1`, modified });
+
+/** Why a conditional write on this user found nothing to change: no such user, or another version. */
+async function missedBecause(db: Db, userId: string): Promise<undefined> {
+  const row = await db.selectFrom('users').select('version').where('user_id', '=', userId).executeTakeFirst();
+  if (row) throw new StaleVersionError(row.version);
+  return undefined;
+}
 
 const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'phone', 'organization', 'locked', 'disabled'] as const;
 
@@ -50,9 +75,9 @@ export class KyselyUserRepository implements UserRepository {
   /** Present where updates commit in groups (SQLite). */
   readonly #commitGroup: GroupCommit | undefined;
   readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
-  readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<UserRow>>;
-  /** update_user's query for each set of columns changed, by their names. */
-  readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<UserRow>>();
+  readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<VersionedRow>>;
+  /** update_user's query for each set of columns changed and number of expected versions. */
+  readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<VersionedRow>>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -63,7 +88,7 @@ export class KyselyUserRepository implements UserRepository {
     this.#commitGroup = traits.commitGroup(db, onGroupCommit);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
     const userBy = (column: 'user_id' | 'username') =>
-      queryTemplate(1, (value: string) => db.selectFrom('users').select(USER_COLUMNS).where(column, '=', value));
+      queryTemplate(1, (value: string) => db.selectFrom('users').select(VERSIONED_COLUMNS).where(column, '=', value));
     this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
   }
 
@@ -103,15 +128,15 @@ export class KyselyUserRepository implements UserRepository {
     return { users: await this.#withGroups(this.db, more ? rows.slice(0, pageSize) : rows), total: Number(total), more };
   }
 
-  async findById(userId: string): Promise<User | undefined> {
+  async findById(userId: string): Promise<Versioned<User> | undefined> {
     return this.#find(this.db, 'user_id', userId);
   }
 
-  async findByUsername(username: string): Promise<User | undefined> {
+  async findByUsername(username: string): Promise<Versioned<User> | undefined> {
     return this.#find(this.db, 'username', username);
   }
 
-  async create(user: NewUserRecord, by: ChangeAuthor): Promise<User> {
+  async create(user: NewUserRecord, by: ChangeAuthor): Promise<Versioned<User>> {
     return uniqueName(this.traits, 'username', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
@@ -123,8 +148,11 @@ export class KyselyUserRepository implements UserRepository {
             password_set_date: user.password_hash ? user.created : null,
             last_session: null,
             sessions_valid_from: null,
+            modified: user.created,
           })
           .execute();
+        // The system group lists every user: its representation changes with each one.
+        await trx.updateTable('groups').set(nextVersion(user.created)).where('name', '=', ALL_USERS_GROUP).execute();
         await trx
           .insertInto('user_groups')
           .columns(['user_id', 'group_id'])
@@ -141,7 +169,7 @@ export class KyselyUserRepository implements UserRepository {
     );
   }
 
-  async update(userId: string, changes: UserChanges, by: ChangeAuthor): Promise<User | undefined> {
+  async update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<Versioned<User> | undefined> {
     // Name each column on purpose rather than spreading `changes`: only these can ever be written.
     const values = {
       username: changes.username,
@@ -155,39 +183,64 @@ export class KyselyUserRepository implements UserRepository {
       password_set_date: changes.password_set_date,
     };
     const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
-    if (Object.keys(present).length === 0) return this.findById(userId);
-    // One statement changes the row and reads it back (the profile of update_user, BENCHMARKS.md).
+    if (Object.keys(present).length === 0) {
+      const found = await this.findById(userId);
+      if (found && expected && !expected.includes(found.version)) throw new StaleVersionError(found.version);
+      return found;
+    }
+    // One statement changes the row, moves its version when it is at an expected one, and reads
+    // it back (the profile of update_user, BENCHMARKS.md).
     const columns = Object.keys(present) as (keyof typeof values)[];
+    const modified = new Date().toISOString();
+    const query = this.#updateQuery(columns, expected?.length);
     // The change and its audit event, on one transaction: the group's, or one of its own.
     const update = async (trx: Db) => {
-      const [row] = (await trx.executeQuery(this.#updateQuery(columns)(...columns.map((column) => present[column]), userId))).rows;
-      if (!row) return undefined;
+      const parameters = [...columns.map((column) => present[column]), modified, userId, ...(expected ?? [])];
+      const [row] = (await trx.executeQuery(query(...parameters))).rows;
+      // Nothing changed: answered outside the group's transaction, which a throw would undo.
+      if (!row) return expected ? ('missed' as const) : undefined;
       await this.audit.record(trx, by, { operation: 'updateUser', targetUserId: userId, changedFields: fieldsSetBy(changes) });
-      return (await this.#withGroups(trx, [row]))[0];
+      return this.#versioned(trx, row);
     };
-    return uniqueName(this.traits, 'username', () =>
+    const written = await uniqueName(this.traits, 'username', () =>
       this.#commitGroup ? this.#commitGroup.run(update) : this.db.transaction().execute(update),
     );
+    return written === 'missed' ? missedBecause(this.db, userId) : written;
   }
 
-  async delete(userId: string, by: ChangeAuthor): Promise<boolean> {
+  async delete(userId: string, by: ChangeAuthor, expected?: ExpectedVersions): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      // Memberships go with the user (ON DELETE CASCADE).
-      const result = await trx.deleteFrom('users').where('user_id', '=', userId).executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) return false;
+      // The groups that list the user change with it; memberships go with the user (ON DELETE CASCADE).
+      await trx
+        .updateTable('groups')
+        .set(nextVersion(new Date().toISOString()))
+        .where('group_id', 'in', trx.selectFrom('user_groups').select('group_id').where('user_id', '=', userId))
+        .execute();
+      let deletion = trx.deleteFrom('users').where('user_id', '=', userId);
+      if (expected) deletion = deletion.where('version', 'in', expected.length > 0 ? [...expected] : [-1]);
+      const result = await deletion.executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) {
+        // Undoes the groups' versions with the rest of the transaction.
+        if (expected) await missedBecause(trx, userId);
+        return false;
+      }
       await this.audit.record(trx, by, { operation: 'deleteUser', targetUserId: userId });
       return true;
     });
   }
 
-  async logout(userId: string, at: string, by: ChangeAuthor): Promise<User | undefined> {
+  async logout(userId: string, at: string, by: ChangeAuthor): Promise<Versioned<User> | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const stored = await trx.selectFrom('users').select('sessions_valid_from').where('user_id', '=', userId).executeTakeFirst();
       if (!stored) return undefined;
       // Only forward: a clock that stepped back must not make ended sessions valid again.
       const previous = stored.sessions_valid_from;
       const from = previous !== null && previous >= at ? new Date(Date.parse(previous) + 1).toISOString() : at;
-      await trx.updateTable('users').set({ sessions_valid_from: from }).where('user_id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set({ sessions_valid_from: from, ...nextVersion(at) })
+        .where('user_id', '=', userId)
+        .execute();
       await this.audit.record(trx, by, { operation: 'logoutUser', targetUserId: userId, changedFields: ['sessions_valid_from'] });
       return this.#find(trx, 'user_id', userId);
     });
@@ -202,22 +255,31 @@ export class KyselyUserRepository implements UserRepository {
     return this.db.selectFrom('username_reports').selectAll().orderBy('username').orderBy('user_id').execute();
   }
 
-  async #find(db: Db, column: 'user_id' | 'username', value: string): Promise<User | undefined> {
+  async #find(db: Db, column: 'user_id' | 'username', value: string): Promise<Versioned<User> | undefined> {
     const [row] = (await db.executeQuery(this.#userByQuery[column](value))).rows;
-    return row && (await this.#withGroups(db, [row]))[0];
+    return row && this.#versioned(db, row);
   }
 
-  #updateQuery(columns: string[]): (...values: unknown[]) => CompiledQuery<UserRow> {
-    const key = columns.join(',');
+  /**
+   * The update of these columns, with the time of the change, the user's id, then the versions
+   * expected (none: no condition) as its values.
+   */
+  #updateQuery(columns: string[], expectedCount: number | undefined): (...values: unknown[]) => CompiledQuery<VersionedRow> {
+    const key = `${columns.join(',')}/${expectedCount ?? '-'}`;
     let query = this.#updateQueries.get(key);
     if (!query) {
-      query = queryTemplate(columns.length + 1, (...values: unknown[]) =>
-        this.db
+      const arity = columns.length + 2 + (expectedCount ?? 0);
+      query = queryTemplate(arity, (...values: unknown[]) => {
+        const [modified, userId, ...versions] = values.slice(columns.length);
+        let update = this.db
           .updateTable('users')
-          .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
-          .where('user_id', '=', values[columns.length] as string)
-          .returning(USER_COLUMNS),
-      );
+          .set({ ...Object.fromEntries(columns.map((column, index) => [column, values[index]])), ...nextVersion(modified as string) })
+          .where('user_id', '=', userId as string);
+        // No version at all was expected (only entity tags of others): nothing can match.
+        if (expectedCount === 0) update = update.where(sql<boolean>`1 = 0`);
+        else if (expectedCount !== undefined) update = update.where('version', 'in', versions as number[]);
+        return update.returning(VERSIONED_COLUMNS);
+      });
       this.#updateQueries.set(key, query);
     }
     return query;
@@ -239,12 +301,30 @@ export class KyselyUserRepository implements UserRepository {
       groups.push({ group_id, name });
       groupsByUser.set(user_id, groups);
     }
-    return rows.map((row) => ({
-      ...row,
-      locked: Boolean(row.locked),
-      disabled: Boolean(row.disabled),
-      realm: 'local',
-      groups: groupsByUser.get(row.user_id) ?? [],
-    }));
+    return rows.map((row) => {
+      const user: User = {
+        user_id: row.user_id,
+        username: row.username,
+        first_name: row.first_name,
+        last_name: row.last_name,
+        phone: row.phone,
+        organization: row.organization,
+        locked: Boolean(row.locked),
+        disabled: Boolean(row.disabled),
+        realm: 'local',
+        created: row.created,
+        password_set_date: row.password_set_date,
+        last_session: row.last_session,
+        sessions_valid_from: row.sessions_valid_from,
+        groups: groupsByUser.get(row.user_id) ?? [],
+      };
+      return user;
+    });
+  }
+
+  /** One user with its groups and its version. */
+  async #versioned(db: Db, row: VersionedRow): Promise<Versioned<User>> {
+    const [user] = await this.#withGroups(db, [row]);
+    return { record: present(user, 'the user of the row'), version: row.version, modified: row.modified ?? row.created };
   }
 }

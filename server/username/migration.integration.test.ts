@@ -43,6 +43,10 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     await inspection.execute(sql`alter table users drop column sessions_valid_from`);
     await inspection.execute(sql`alter table groups drop column description`);
     await inspection.execute(sql`alter table groups drop column priority`);
+    for (const table of ['users', 'groups']) {
+      await inspection.execute(sql`alter table ${sql.table(table)} drop column version`);
+      await inspection.execute(sql`alter table ${sql.table(table)} drop column modified`);
+    }
     await inspection.execute(sql`delete from kysely_migration where name >= '0003'`);
     await store.close();
   });
@@ -51,7 +55,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
   it('rewrites what the profile maps, keeps and reports the rest, and loses no user', async () => {
     const store = await openStore(database.url);
     try {
-      const stored = async (id: string) => (await store.users.findById(id))?.username;
+      const stored = async (id: string) => (await store.users.findById(id))?.record.username;
       assert.equal(await stored(ids.fullWidth), 'admin');
       assert.equal(await stored(ids.upperCase), 'carol@example.com');
       assert.equal(await stored(ids.fine), 'erin@example.com');

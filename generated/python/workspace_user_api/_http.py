@@ -56,10 +56,14 @@ class Retry:
 @dataclass(frozen=True)
 class Call:
     """How an answer came: the service's ``X-Request-Id`` (quote it when reporting a
-    problem; the service's log has it) and how many times the call was sent."""
+    problem; the service's log has it), how many times the call was sent, and the
+    answer's ``ETag`` where it shows one user (``get_user``, ``create_user``,
+    ``update_user``): the user's version, to pass as ``if_match`` so that a later
+    change is made only if nobody changed the user since."""
 
     request_id: str | None
     attempts: int
+    etag: str | None = None
 
 
 class Answer:
@@ -136,17 +140,28 @@ class BaseClient:
         return f"{type(self).__name__}({self.base_url!r}, api_key={self._api_key!r})"
 
     def _call_model(
-        self, read: Callable[[object], _Answer], method: str, path: str, body: dict[str, Any] | None, *, credentials: bool
+        self,
+        read: Callable[[object], _Answer],
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        credentials: bool,
+        if_match: str | None = None,
     ) -> _Answer:
         """Sends one request and reads its answer into a model that carries how it came."""
-        data, call = self._call_json(method, path, body, credentials=credentials)
+        data, call = self._call_json(method, path, body, credentials=credentials, if_match=if_match)
         answer = read(data)
         answer.call = call
         return answer
 
-    def _call_json(self, method: str, path: str, body: dict[str, Any] | None, *, credentials: bool) -> tuple[Any, Call]:
+    def _call_json(
+        self, method: str, path: str, body: dict[str, Any] | None, *, credentials: bool, if_match: str | None = None
+    ) -> tuple[Any, Call]:
         """Sends one request and returns the answer's JSON and how it came; raises ApiError for an error status."""
         headers = {"Accept": "application/json"}
+        if if_match is not None:
+            headers["If-Match"] = if_match
         data: bytes | None = None
         if body is not None:
             if credentials and self.credentials_in == "body":
@@ -178,7 +193,9 @@ class BaseClient:
             try:
                 with self._opener.open(request, timeout=max(0.001, min(self.timeout, remaining))) as response:
                     content: bytes = response.read()
-                    return content, Call(request_id=response.headers.get("X-Request-Id"), attempts=attempts)
+                    return content, Call(
+                        request_id=response.headers.get("X-Request-Id"), attempts=attempts, etag=response.headers.get("ETag")
+                    )
             except urllib.error.HTTPError as answer:
                 error = _api_error(answer)
                 error.attempts = attempts

@@ -86,7 +86,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return self._call_model(UserResponse.from_json, "POST", "/api/public/create_user", body, credentials=True)
 
-    def update_user(self, *, target_user: UserUpdate | Mapping[str, Any]) -> UserResponse:
+    def update_user(self, *, target_user: UserUpdate | Mapping[str, Any], if_match: str | None = None) -> UserResponse:
         """Update a user.
 
         Changes the fields present in `target_user` and keeps the others, all at once or not at
@@ -95,20 +95,22 @@ class WorkspaceClient(BaseClient):
         has its own operations.
 
         :param target_user: The user to update, by identifier, and the fields to change.
+        :param if_match: Make the change only if the user is still at this version (an answer's ``call.etag``); ApiError 412 ``version_mismatch`` if not.
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return self._call_model(UserResponse.from_json, "POST", "/api/public/update_user", body, credentials=True)
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/update_user", body, credentials=True, if_match=if_match)
 
-    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None) -> Call:
+    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None, if_match: str | None = None) -> Call:
         """Delete a user.
 
         Deletes the user and their group memberships.
 
         :param target_user: The user to delete.
         :param force: Accepted for compatibility with Kasm clients, where it also ends the user's running sessions. This service holds no sessions, so a delete never needs forcing.
+        :param if_match: Make the change only if the user is still at this version (an answer's ``call.etag``); ApiError 412 ``version_mismatch`` if not.
 
         ``POST /api/public/delete_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -116,7 +118,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         if force is not None:
             body["force"] = force
-        return self._call_json("POST", "/api/public/delete_user", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/delete_user", body, credentials=True, if_match=if_match)[1]
 
     def get_groups(self) -> GroupList:
         """List groups.

@@ -26,7 +26,7 @@ Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_
 made before a permission existed do not have it.
 """
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
 
 UserId: TypeAlias = str

@@ -29,10 +29,12 @@ describe('group commit on SQLite', () => {
     users = [];
     for (let index = 0; index < 50; index++) {
       users.push(
-        await store.users.create(
-          newUserRecord({ user_id: index.toString(16).padStart(32, '0'), username: `user${index}@example.com`, organization: 'before' }),
-          TEST_SETUP,
-        ),
+        (
+          await store.users.create(
+            newUserRecord({ user_id: index.toString(16).padStart(32, '0'), username: `user${index}@example.com`, organization: 'before' }),
+            TEST_SETUP,
+          )
+        ).record,
       );
     }
   });
@@ -41,14 +43,14 @@ describe('group commit on SQLite', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  const organizationOf = async (user: User) => (await store.users.findById(user.user_id))?.organization;
+  const organizationOf = async (user: User) => (await store.users.findById(user.user_id))?.record.organization;
 
   it('commits updates that arrive together in fewer transactions, each answered with its own user', async () => {
     groups.length = 0;
     const answers = await Promise.all(
       users.map((user, index) => store.users.update(user.user_id, { organization: `org-${index}` }, TEST_SETUP)),
     );
-    for (const [index, answer] of answers.entries()) assert.equal(answer?.organization, `org-${index}`);
+    for (const [index, answer] of answers.entries()) assert.equal(answer?.record.organization, `org-${index}`);
     for (const [index, user] of users.entries()) assert.equal(await organizationOf(user), `org-${index}`);
     assert.equal(
       groups.reduce((sum, writes) => sum + writes, 0),
@@ -71,7 +73,7 @@ describe('group commit on SQLite', () => {
     assert.ok(outcomes[1].status === 'rejected' && outcomes[1].reason instanceof NameTakenError);
     assert.equal(outcomes[2].status, 'fulfilled');
     assert.equal(await organizationOf(first), 'kept-1');
-    assert.equal((await store.users.findById(second.user_id))?.username, second.username);
+    assert.equal((await store.users.findById(second.user_id))?.record.username, second.username);
     assert.equal(await organizationOf(third), 'kept-3');
     const renames = (await inspection.rows('audit_events')).filter((row) => row.changed_fields === 'username');
     assert.deepEqual(renames, [], 'the refused rename has no event');

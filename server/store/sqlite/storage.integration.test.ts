@@ -22,7 +22,7 @@ describe('SQLite storage', () => {
   it('applies migrations to an existing database file idempotently, keeping its data', async () => {
     const url = `sqlite:${join(directory, 'existing.db')}`;
     const first = await openStore(url);
-    const user = await first.users.create(
+    const { record: user } = await first.users.create(
       newUserRecord({ user_id: 'a'.repeat(32), username: 'kept@example.com', first_name: 'Kept' }),
       TEST_SETUP,
     );
@@ -30,7 +30,7 @@ describe('SQLite storage', () => {
 
     for (let reopen = 0; reopen < 2; reopen++) {
       const { store: again, inspection } = await openInspectedStore(url);
-      assert.deepEqual(await again.users.findById(user.user_id), user);
+      assert.deepEqual((await again.users.findById(user.user_id))?.record, user);
       const groups = await again.groups.list();
       assert.deepEqual(
         groups.map((group) => group.name),
