@@ -197,6 +197,19 @@ export const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  '0007_directory_fields': {
+    // What SCIM provisioning keeps of a user beyond this API's record: the identity provider's
+    // own id for it (`externalId`, looked up by providers that match on it) and its e-mail
+    // addresses, as SCIM's multi-valued `emails` (JSON text, `[]` for none).
+    async up(db: AnyDatabase) {
+      await db.schema.alterTable('users').addColumn('external_id', 'text').execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('emails', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+      await db.schema.createIndex('users_external_id_idx').on('users').column('external_id').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -5,6 +5,9 @@
  */
 import type { components } from '../../generated/workspace/types.js';
 import type { SortableField } from '../../lib/contract/operations.js';
+import type { Filter as UserFilter } from 'scim2-parse-filter';
+
+export type { UserFilter };
 
 export type User = components['schemas']['User'];
 export type Group = components['schemas']['Group'];
@@ -23,16 +26,35 @@ type Permission = components['schemas']['Permission'];
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
 export type UserProfile = Pick<User, 'username' | 'first_name' | 'last_name' | 'phone' | 'organization' | 'locked' | 'disabled'>;
 
-export interface NewUserRecord extends UserProfile {
+/** One of a user's e-mail addresses, as SCIM gives them (RFC 7643, 4.1.2). */
+export interface Email {
+  value: string;
+  type?: string;
+  primary?: boolean;
+  display?: string;
+}
+
+/** What SCIM keeps of a user that this API's record does not show (migration 0007). */
+export interface DirectoryFields {
+  external_id: string | null;
+  emails: Email[];
+}
+
+export interface NewUserRecord extends UserProfile, Partial<DirectoryFields> {
   user_id: string;
   password_hash: string | null;
   created: string;
 }
 
 /** A partial update: only the fields present change. */
-export interface UserChanges extends Partial<UserProfile> {
+export interface UserChanges extends Partial<UserProfile>, Partial<DirectoryFields> {
   password_hash?: string;
   password_set_date?: string;
+}
+
+/** A user as stored: the record this API shows, its version, and what SCIM keeps besides. */
+export interface StoredUser extends Versioned<User> {
+  directory: DirectoryFields;
 }
 
 /** A place in the order of a listing: a user's value of the sort field, and its user_id for ties. */
@@ -49,6 +71,23 @@ export interface UserQuery {
   start: { skip: number } | { after: SortPosition };
   /** Whether to count every user too (default true); a listing read batch by batch counts only once. */
   countTotal?: boolean;
+}
+
+/** A page of users matching a SCIM filter (server/store/user-filter.ts). */
+export interface UserSearch {
+  /** The filter's tree as scim2-parse-filter reads it; every user when absent. */
+  filter?: UserFilter | undefined;
+  sortBy: 'username' | 'first_name' | 'last_name' | 'created' | 'modified' | 'user_id';
+  sortDirection: 'asc' | 'desc';
+  /** How many matching users to skip, and at most how many to give (SCIM's startIndex - 1 and count). */
+  offset: number;
+  limit: number;
+}
+
+export interface UserSearchResult {
+  users: StoredUser[];
+  /** How many users match in all. */
+  total: number;
 }
 
 export interface UserListing {

@@ -15,27 +15,30 @@ import type {
   Group,
   MembershipChange,
   NewUserRecord,
-  User,
   UserChanges,
   UserListing,
   UsernameReport,
   UserQuery,
   ExpectedVersions,
-  Versioned,
+  StoredUser,
+  UserSearch,
+  UserSearchResult,
 } from './records.js';
 
 export interface UserRepository {
   list(query: UserQuery): Promise<UserListing>;
-  findById(userId: string): Promise<Versioned<User> | undefined>;
-  findByUsername(username: string): Promise<Versioned<User> | undefined>;
+  /** The users a SCIM filter matches, a page at a time, with the total; the filter runs in the database. */
+  search(query: UserSearch): Promise<UserSearchResult>;
+  findById(userId: string): Promise<StoredUser | undefined>;
+  findByUsername(username: string): Promise<StoredUser | undefined>;
   /** Creates the user in the system group "All Users". Throws NameTakenError. */
-  create(user: NewUserRecord, by: ChangeAuthor): Promise<Versioned<User>>;
+  create(user: NewUserRecord, by: ChangeAuthor): Promise<StoredUser>;
   /**
    * Applies the changes atomically, moving the user's version; undefined when there is no
    * such user. Throws NameTakenError, and StaleVersionError when the user is at none of the
    * `expected` versions.
    */
-  update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<Versioned<User> | undefined>;
+  update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredUser | undefined>;
   /**
    * Deletes the user and their memberships; false when there is no such user. Throws
    * StaleVersionError when the user is at none of the `expected` versions.
@@ -45,7 +48,7 @@ export interface UserRepository {
    * Moves the instant from which the user's sessions are valid to `at`, or just past the
    * one stored if that is later (so that it only moves forward); undefined when there is no such user.
    */
-  logout(userId: string, at: string, by: ChangeAuthor): Promise<Versioned<User> | undefined>;
+  logout(userId: string, at: string, by: ChangeAuthor): Promise<StoredUser | undefined>;
   /** The stored argon2id hash, for verifying a password; never leaves the service. */
   findPasswordHash(userId: string): Promise<string | null | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */

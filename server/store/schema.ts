@@ -64,6 +64,10 @@ export interface UsersTable {
   version: Generated<number>;
   /** When the version last moved (RFC 3339); migration 0006 set it to `created` for older rows. */
   modified: string | null;
+  /** The identity provider's id for the user, given through SCIM (migration 0007). */
+  external_id: string | null;
+  /** SCIM's `emails`, as JSON text (migration 0007). */
+  emails: Generated<string>;
 }
 
 export interface GroupsTable {

@@ -3,12 +3,21 @@
  * what differs). The queries every authenticated request or update runs are
  * compiled once (query-template.ts).
  */
-import { type CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
+import { userFilterExpression } from './user-filter.js';
 import {
   type ChangeAuthor,
   type ExpectedVersions,
@@ -19,7 +28,10 @@ import {
   type UserListing,
   type UsernameReport,
   type UserQuery,
-  type Versioned,
+  type Email,
+  type StoredUser,
+  type UserSearch,
+  type UserSearchResult,
 } from './records.js';
 import type { UserRepository } from './repositories.js';
 import type { Database, UsersTable } from './schema.js';
@@ -42,7 +54,7 @@ const USER_COLUMNS = [
 ] as const;
 
 /** A user's columns with its version, for reads and writes that answer one user (migration 0006). */
-const VERSIONED_COLUMNS = [...USER_COLUMNS, 'version', 'modified'] as const;
+const VERSIONED_COLUMNS = [...USER_COLUMNS, 'version', 'modified', 'external_id', 'emails'] as const;
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 type VersionedRow = Pick<Selectable<UsersTable>, (typeof VERSIONED_COLUMNS)[number]>;
@@ -61,13 +73,17 @@ const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'phone', 'organiz
 
 /** A new user's fields worth naming in its audit event: those not left at their defaults. */
 function fieldsSetOn(user: NewUserRecord): string[] {
-  const set = PROFILE_FIELDS.filter((field) => field === 'username' || (user[field] !== '' && user[field] !== false));
+  const set: string[] = PROFILE_FIELDS.filter((field) => field === 'username' || (user[field] !== '' && user[field] !== false));
+  if (user.external_id) set.push('external_id');
+  if (user.emails?.length) set.push('emails');
   return user.password_hash ? [...set, 'password'] : set;
 }
 
 /** The fields an update sets, by name: `password` for a new hash, never the hash. */
 function fieldsSetBy(changes: UserChanges): string[] {
-  const set = PROFILE_FIELDS.filter((field) => changes[field] !== undefined);
+  const set: string[] = PROFILE_FIELDS.filter((field) => changes[field] !== undefined);
+  if (changes.external_id !== undefined) set.push('external_id');
+  if (changes.emails !== undefined) set.push('emails');
   return changes.password_hash !== undefined ? [...set, 'password'] : set;
 }
 
@@ -128,15 +144,34 @@ export class KyselyUserRepository implements UserRepository {
     return { users: await this.#withGroups(this.db, more ? rows.slice(0, pageSize) : rows), total: Number(total), more };
   }
 
-  async findById(userId: string): Promise<Versioned<User> | undefined> {
+  async search({ filter, sortBy, sortDirection, offset, limit }: UserSearch): Promise<UserSearchResult> {
+    const where = (eb: ExpressionBuilder<Database, 'users'>) => (filter ? userFilterExpression(eb, filter) : sql<SqlBool>`true`);
+    const rows = await this.db
+      .selectFrom('users')
+      .select(VERSIONED_COLUMNS)
+      .where(where)
+      .orderBy(sortBy, sortDirection)
+      .orderBy('user_id', sortDirection)
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const { total } = await this.db
+      .selectFrom('users')
+      .where(where)
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .executeTakeFirstOrThrow();
+    return { users: await this.#stored(this.db, rows), total: Number(total) };
+  }
+
+  async findById(userId: string): Promise<StoredUser | undefined> {
     return this.#find(this.db, 'user_id', userId);
   }
 
-  async findByUsername(username: string): Promise<Versioned<User> | undefined> {
+  async findByUsername(username: string): Promise<StoredUser | undefined> {
     return this.#find(this.db, 'username', username);
   }
 
-  async create(user: NewUserRecord, by: ChangeAuthor): Promise<Versioned<User>> {
+  async create(user: NewUserRecord, by: ChangeAuthor): Promise<StoredUser> {
     return uniqueName(this.traits, 'username', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
@@ -149,6 +184,8 @@ export class KyselyUserRepository implements UserRepository {
             last_session: null,
             sessions_valid_from: null,
             modified: user.created,
+            external_id: user.external_id ?? null,
+            emails: JSON.stringify(user.emails ?? []),
           })
           .execute();
         // The system group lists every user: its representation changes with each one.
@@ -169,7 +206,7 @@ export class KyselyUserRepository implements UserRepository {
     );
   }
 
-  async update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<Versioned<User> | undefined> {
+  async update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredUser | undefined> {
     // Name each column on purpose rather than spreading `changes`: only these can ever be written.
     const values = {
       username: changes.username,
@@ -181,7 +218,10 @@ export class KyselyUserRepository implements UserRepository {
       disabled: changes.disabled === undefined ? undefined : this.traits.bool(changes.disabled),
       password_hash: changes.password_hash,
       password_set_date: changes.password_set_date,
+      external_id: changes.external_id,
+      emails: changes.emails === undefined ? undefined : JSON.stringify(changes.emails),
     };
+    // null is a value here (an external_id taken away); only undefined means "unchanged".
     const present = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
     if (Object.keys(present).length === 0) {
       const found = await this.findById(userId);
@@ -229,7 +269,7 @@ export class KyselyUserRepository implements UserRepository {
     });
   }
 
-  async logout(userId: string, at: string, by: ChangeAuthor): Promise<Versioned<User> | undefined> {
+  async logout(userId: string, at: string, by: ChangeAuthor): Promise<StoredUser | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const stored = await trx.selectFrom('users').select('sessions_valid_from').where('user_id', '=', userId).executeTakeFirst();
       if (!stored) return undefined;
@@ -255,7 +295,7 @@ export class KyselyUserRepository implements UserRepository {
     return this.db.selectFrom('username_reports').selectAll().orderBy('username').orderBy('user_id').execute();
   }
 
-  async #find(db: Db, column: 'user_id' | 'username', value: string): Promise<Versioned<User> | undefined> {
+  async #find(db: Db, column: 'user_id' | 'username', value: string): Promise<StoredUser | undefined> {
     const [row] = (await db.executeQuery(this.#userByQuery[column](value))).rows;
     return row && this.#versioned(db, row);
   }
@@ -322,9 +362,19 @@ export class KyselyUserRepository implements UserRepository {
     });
   }
 
-  /** One user with its groups and its version. */
-  async #versioned(db: Db, row: VersionedRow): Promise<Versioned<User>> {
-    const [user] = await this.#withGroups(db, [row]);
-    return { record: present(user, 'the user of the row'), version: row.version, modified: row.modified ?? row.created };
+  /** One user with its groups, its version and what SCIM keeps of it. */
+  async #versioned(db: Db, row: VersionedRow): Promise<StoredUser> {
+    return present((await this.#stored(db, [row]))[0], 'the user of the row');
+  }
+
+  /** Users with their groups, their versions and what SCIM keeps of them. */
+  async #stored(db: Db, rows: VersionedRow[]): Promise<StoredUser[]> {
+    const users = await this.#withGroups(db, rows);
+    return rows.map((row, index) => ({
+      record: present(users[index], 'the user of a row'),
+      version: row.version,
+      modified: row.modified ?? row.created,
+      directory: { external_id: row.external_id, emails: JSON.parse(row.emails) as Email[] },
+    }));
   }
 }
