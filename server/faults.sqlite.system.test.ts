@@ -57,7 +57,8 @@ describe('disk faults, as the operator sees them', () => {
     needsMount,
     async (t) => {
       assertPresent(root);
-      const disk = await tmpfs('size=400k');
+      // Room for the migrated database and its write-ahead log (about 400 KB at start), and little more.
+      const disk = await tmpfs('size=1m');
       t.after(() => disk.remove());
       const databaseUrl = `sqlite:${join(disk.path, 'workspace.db')}`;
       const service = await startTestService({ databaseUrl });
