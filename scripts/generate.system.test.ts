@@ -94,7 +94,7 @@ describe('npm run generate', () => {
   });
 
   it('writes the bundle twice, as YAML and as the JSON the servers load, the same document', async () => {
-    for (const contract of ['workspace', 'sample']) {
+    for (const contract of ['workspace', 'sample', 'scim']) {
       const yaml = parse(await readFile(join(PROJECT_ROOT, 'generated', contract, 'openapi.yaml'), 'utf8'));
       assert.deepEqual(JSON.parse(await readFile(join(PROJECT_ROOT, 'generated', contract, 'openapi.json'), 'utf8')), yaml);
     }

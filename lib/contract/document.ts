@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { projectFile } from '../project-root.js';
 
-export type ContractName = 'workspace' | 'sample';
+export type ContractName = 'workspace' | 'sample' | 'scim';
 
 /** An OpenAPI document as JSON: loosely typed, since each reader looks at different parts. */
 export type OpenApiDocument = Record<string, any>;
