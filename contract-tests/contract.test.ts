@@ -9,6 +9,7 @@ import { createLogger } from '../server/logger.js';
 import type { Store } from '../server/store/repositories.js';
 import { appRoutes } from '../server/testing/app-routes.js';
 import { contractValidation } from '../server/http/contract-validation.js';
+import { SCIM_OPERATIONS, scimContractValidation } from '../server/scim/contract.js';
 
 const contract = readContract('workspace');
 
@@ -150,15 +151,20 @@ describe('the contract as the server reads it', () => {
     }
   });
 
-  it('exposes no route the contract does not describe', () => {
+  it('exposes no route the contracts do not describe', () => {
     const app = createApp({
       store: {} as Store,
       handlers: createHandlers({ store: {} as Store }),
       validation: contractValidation({ responses: false }),
+      scimValidation: scimContractValidation({ responses: false }),
       logger: createLogger('silent'),
       authThrottle: { maxFailures: 1, windowSeconds: 1 },
     });
     const routes = appRoutes(app).sort();
-    assert.deepEqual(routes, OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort());
+    const described = [
+      ...OPERATIONS.map((operation) => `${operation.method} ${operation.path}`),
+      ...SCIM_OPERATIONS.map((operation) => `${operation.method} ${operation.route}`),
+    ];
+    assert.deepEqual(routes, described.sort());
   });
 });

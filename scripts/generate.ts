@@ -93,8 +93,7 @@ function setAsideWhatConfusesTheConverter(document: Record<string, unknown>) {
     if (typeof node === 'string' && node.startsWith(EXAMPLE_MARK)) return aside[Number(node.slice(EXAMPLE_MARK.length))];
     if (node === null || typeof node !== 'object') return node;
     if (Array.isArray(node)) return node.map(restore);
-    const record =
-      SCHEMAS_KEY in node ? renamedKey(node as Record<string, unknown>, SCHEMAS_KEY, 'schemas') : (node as Record<string, unknown>);
+    const record = SCHEMAS_KEY in node ? renamedKey(node, SCHEMAS_KEY, 'schemas') : (node as Record<string, unknown>);
     for (const [key, value] of Object.entries(record)) record[key] = restore(value);
     return record;
   };

@@ -24,6 +24,7 @@ import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
 import { ServiceMetrics } from './metrics.js';
 import type { Store } from './store/repositories.js';
+import { mountScim } from './scim/routes.js';
 
 export interface AppParts {
   /** The keys' store, for authentication (the handlers hold their own). */
@@ -32,6 +33,8 @@ export interface AppParts {
   handlers: Handlers;
   /** The contract's checks before the routes: contractValidation() (http/contract-validation.ts). */
   validation: (RequestHandler | ErrorRequestHandler)[];
+  /** The SCIM contract's checks before its routes: scimContractValidation() (scim/contract.ts). */
+  scimValidation: (RequestHandler | ErrorRequestHandler)[];
   logger: Logger;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];
@@ -45,7 +48,16 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function createApp({ store, handlers, validation, logger, authThrottle, trustProxy = false, metrics }: AppParts): Express {
+export function createApp({
+  store,
+  handlers,
+  validation,
+  scimValidation,
+  logger,
+  authThrottle,
+  trustProxy = false,
+  metrics,
+}: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -65,10 +77,13 @@ export function createApp({ store, handlers, validation, logger, authThrottle, t
     refuseOverlongStream(BODY_LIMIT_BYTES, errorHandler),
     ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),
   );
-  // 2. The contract: every request, and every response when asked.
-  app.use(validation);
-  // 3. One route per operation of the contract, behind its permission.
+  // One throttle of failed credential checks, whichever protocol a client speaks.
   const throttle = new AuthThrottle(authThrottle);
+  // 2. SCIM under /scim/v2, with its own contract, routes and error answers (scim/routes.ts).
+  mountScim(app, { store, throttle, validation: scimValidation });
+  // 3. The contract: every request, and every response when asked.
+  app.use(validation);
+  // 4. One route per operation of the contract, behind its permission.
   const routeOf = ({ operationId, requestSchema }: ContractOperation): RequestHandler =>
     operationId in documentationHandlers
       ? documentationHandlers[operationId as PageOperationId]
@@ -77,7 +92,11 @@ export function createApp({ store, handlers, validation, logger, authThrottle, t
           const key = res.locals.apiKey as HandlerContext['key'];
           const context: HandlerContext = {
             key,
-            author: { actor: key?.api_key ?? 'anonymous', requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null },
+            author: {
+              actor: key?.api_key ?? 'anonymous',
+              requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null,
+              protocol: 'workspace',
+            },
             get log() {
               return requestLogger(req, res);
             },
@@ -105,7 +124,7 @@ export function createApp({ store, handlers, validation, logger, authThrottle, t
       routeOf(served),
     );
   }
-  // 4. Everything else, and every error, in the contract's error shape.
+  // 5. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -21,6 +21,7 @@ import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 import { createHandlers } from './handlers/index.js';
 import { contractValidation } from './http/contract-validation.js';
+import { scimContractValidation } from './scim/contract.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     store,
     handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness }),
     validation: contractValidation({ responses: config.validateResponses }),
+    scimValidation: scimContractValidation({ responses: config.validateResponses }),
     logger,
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,

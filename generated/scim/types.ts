@@ -433,8 +433,10 @@ export interface components {
          *     an attribute (`active`, `name.givenName`, `urn:…:enterprise:2.0:User:organization`), a
          *     value filter (`emails[type eq "work"].value`, `members[value eq "…"]`), or be left out,
          *     when `value` is an object of attributes to set (Okta's `{"op": "replace", "value":
-         *     {"active": false}}`). A path that names nothing the resource has is `400 noTarget` for
-         *     `remove`, and an attribute the directory does not keep is ignored.
+         *     {"active": false}}`). `remove` without a path is `400 noTarget`; a `remove` whose filter matches nothing
+         *     changes nothing (so that a provider's retry is harmless); a path to what the service
+         *     sets (`id`, `meta`) is `400 mutability`; an attribute the directory does not keep is
+         *     ignored.
          */
         PatchRequest: {
             schemas?: string[];

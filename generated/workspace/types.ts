@@ -1031,6 +1031,11 @@ export interface components {
             operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup";
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;
+            /**
+             * @description The protocol the change came through: `workspace` for this API, `scim` for SCIM 2.0 (`/scim/v2`); null for `npm run admin`, for the service's own changes, and for events written before the service spoke SCIM.
+             * @enum {string|null}
+             */
+            protocol: "workspace" | "scim" | null;
             /** @description The request's `X-Request-Id`, to find it in the service's log; null for `npm run admin`. */
             request_id: string | null;
             /** @description The user changed, or added to or removed from a group. */

@@ -12,7 +12,7 @@ import { openStore } from '../../server/store/open-store.js';
 import type { ChangeAuthor } from '../../server/store/records.js';
 
 /** The bench's keys and users are its own setup: audited under this name. */
-const BENCH_SEED: ChangeAuthor = { actor: 'bench-seed', requestId: null };
+const BENCH_SEED: ChangeAuthor = { actor: 'bench-seed', requestId: null, protocol: null };
 
 export interface SeededDatabase {
   userIds: string[];

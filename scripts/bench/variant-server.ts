@@ -12,6 +12,7 @@ import { createApp } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { createHandlers } from '../../server/handlers/index.js';
 import { contractValidation } from '../../server/http/contract-validation.js';
+import { scimContractValidation } from '../../server/scim/contract.js';
 import { serve } from '../../server/http/lifecycle.js';
 import { createLogger } from '../../server/logger.js';
 import { type AuditTrail, AuditWriter } from '../../server/store/audit-repository.js';
@@ -34,6 +35,7 @@ const app = createApp({
   store,
   handlers: createHandlers({ store }),
   validation: variant === 'no-validation' ? unvalidated : contractValidation({ responses: false }),
+  scimValidation: scimContractValidation({ responses: false }),
   logger,
   authThrottle: config.authThrottle,
 });

@@ -22,6 +22,7 @@ describe('npm run admin, in process', () => {
     assert.ok(key.api_key_secret.length >= 43, 'at least 32 random bytes');
     assert.deepEqual(key.permissions, ['users_view', 'groups_view']);
     assert.equal(key.expires, '2099-12-31T00:00:00.000Z');
+    assert.equal(key.scim_token, `${key.api_key}.${key.api_key_secret}`);
 
     const service = await startTestService({ databaseUrl: database.url });
     try {
@@ -31,6 +32,8 @@ describe('npm run admin, in process', () => {
       assert.equal(checked.body.name, 'hr-sync');
       assert.equal((await service.call('get_groups', credentials)).status, 200);
       assert.equal((await service.call('create_user', { ...credentials, target_user: { username: 'x' } })).status, 403);
+      const scim = await service.request('/scim/v2/Groups?count=1', { headers: { Authorization: `Bearer ${key.scim_token}` } });
+      assert.equal(scim.status, 200, 'the token is what a SCIM client sends');
     } finally {
       await service.close();
     }

@@ -104,7 +104,9 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
 
   program
     .command('create-key')
-    .description('create an API key and print it, with its secret, as JSON (the secret is shown only this once)')
+    .description(
+      'create an API key and print it as JSON: its secret (shown only this once), and the bearer token SCIM clients send (docs/scim.md)',
+    )
     .requiredOption('--name <name>', 'what the key is for, e.g. "hr-sync"')
     .addOption(
       new Option('--permissions <list>', `"all", "none" or a comma-separated list of: ${PERMISSIONS.join(', ')}`)
@@ -118,6 +120,8 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
       json({
         api_key: issued.record.api_key,
         api_key_secret: issued.secret,
+        // What an identity provider is given to provision the directory over SCIM (Authorization: Bearer …).
+        scim_token: `${issued.record.api_key}.${issued.secret}`,
         name: issued.record.name,
         permissions: issued.record.permissions,
         expires: issued.record.expires,

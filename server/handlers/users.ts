@@ -13,7 +13,7 @@ import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
 import { present } from '../../lib/present.js';
 
 /** The stored form of a new username, or 400 invalid_username saying which rule of the profile it breaks. */
-function acceptedUsername(username: string): string {
+export function acceptedUsername(username: string): string {
   const verdict = enforceUsername(username);
   if (!verdict.ok) {
     throw new ServiceError(400, 'invalid_username', `Username ${verdict.reason}`, [
@@ -28,7 +28,7 @@ function acceptedUsername(username: string): string {
  * minimum in characters as a person sees them, the user's own name) is
  * checked here, with the rest of the policy.
  */
-function assertPasswordPolicy(password: string, username: string): void {
+export function assertPasswordPolicy(password: string, username: string): void {
   const violation = passwordPolicyViolation(password, username);
   if (violation) {
     throw new ServiceError(400, 'weak_password', `Password ${violation}`, [{ path: '/body/target_user/password', message: violation }]);

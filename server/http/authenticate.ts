@@ -5,8 +5,10 @@
  *
  * Credentials come in the JSON body (`api_key`, `api_key_secret`: Kasm's older
  * API and its clients), by HTTP Basic (`Authorization: Basic
- * base64(api_key:api_key_secret)`: Kasm's current Developer API), or in the
- * `api-key` and `api-key-secret` headers (some Kasm clients). All go through
+ * base64(api_key:api_key_secret)`: Kasm's current Developer API), in the
+ * `api-key` and `api-key-secret` headers (some Kasm clients), or as a bearer
+ * token (`Authorization: Bearer <api_key>.<api_key_secret>`: identity
+ * providers' SCIM clients, which send only a token). All go through
  * the same check and the same throttle (keys/throttle.ts), and every failure
  * gets the same 401, or 429 once a client has failed too often. Several at
  * once must agree: which one would "win" is not a question the service
@@ -33,10 +35,14 @@ const MALFORMED: Sent = { kind: 'malformed' };
 const sent = (api_key: string, api_key_secret: string): Sent => ({ kind: 'credentials', credentials: { api_key, api_key_secret } });
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
+/** RFC 6750's token characters; the key id (which has no dot) and its secret joined by the first dot. */
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9_-]+)\.([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 
 function fromAuthorization(req: Request): Sent {
   const header = req.headers.authorization;
   if (header === undefined) return NONE;
+  const [, bearerKey, bearerSecret] = BEARER.exec(header) ?? [];
+  if (bearerKey !== undefined && bearerSecret !== undefined) return sent(bearerKey, bearerSecret);
   const token = BASIC.exec(header)?.[1];
   if (!token) return MALFORMED;
   const decoded = Buffer.from(token, 'base64');

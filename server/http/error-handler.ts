@@ -5,7 +5,7 @@
  * answers and knows nothing of bodies: the validator's refusals arrive as
  * ServiceErrors already (validation-errors.ts).
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ServiceError, databaseUnavailable, explain, internalError, routeNotFound } from '../service-errors.js';
 import { StoreUnavailableError } from '../store/faults.js';
 import { requestLogger } from './request-logging.js';
@@ -50,20 +50,42 @@ export const notFoundHandler: RequestHandler = (req) => {
   throw routeNotFound(req.method, req.path);
 };
 
-export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+/** An error's answer: its status, its headers, its body and the body's media type. */
+export interface ErrorAnswer {
+  status: number;
+  headers?: Record<string, string> | undefined;
+  body: unknown;
+  type?: string;
+}
+
+/**
+ * An error handler answering with `answerOf`: the contract's shape here, SCIM's for
+ * /scim/v2 (scim/errors.ts). Whatever the shape, a fault is logged the same way and an
+ * answer that cannot be sent closes the connection.
+ */
+export function errorHandlerAnswering(answerOf: (error: unknown, req: Request) => ErrorAnswer): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const answer = answerOf(error, req);
+    if (error instanceof StoreUnavailableError) {
+      // A fault of the moment, not a bug: its cause goes to the log, without a stack.
+      requestLogger(req, res).warn({ fault: error.kind, cause: explain(error.cause) }, 'database unavailable');
+    } else if (answer.status >= 500 && !(error instanceof ServiceError)) {
+      // The cause goes to the log, under the request id the client was given; the client gets nothing more.
+      requestLogger(req, res).error({ err: error }, 'request failed');
+    }
+    // Too late for an answer (a listing cut off mid-stream, a 413 sent before the body was read):
+    // the connection goes, which the client sees as a cut answer. Express's own handler would do
+    // the same, and print the stack to stderr besides.
+    if (res.headersSent) return void req.socket.destroy();
+    // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
+    if (!req.complete) res.set('Connection', 'close');
+    res.status(answer.status).set(answer.headers ?? {});
+    if (answer.type) res.type(answer.type);
+    sendJson(req, res, answer.body);
+  };
+}
+
+export const errorHandler: ErrorRequestHandler = errorHandlerAnswering((error) => {
   const serviceError = toServiceError(error);
-  if (error instanceof StoreUnavailableError) {
-    // A fault of the moment, not a bug: its cause goes to the log, without a stack.
-    requestLogger(req, res).warn({ fault: error.kind, cause: explain(error.cause) }, 'database unavailable');
-  } else if (serviceError.status >= 500 && !(error instanceof ServiceError)) {
-    // The cause goes to the log, under the request id the client was given; the client gets nothing more.
-    requestLogger(req, res).error({ err: error }, 'request failed');
-  }
-  // Too late for an answer (a listing cut off mid-stream, a 413 sent before the body was read):
-  // the connection goes, which the client sees as a cut answer. Express's own handler would do
-  // the same, and print the stack to stderr besides.
-  if (res.headersSent) return void req.socket.destroy();
-  // Answered before its body was read (413 on the declared length, say): close rather than read the rest.
-  if (!req.complete) res.set('Connection', 'close');
-  sendJson(req, res.status(serviceError.status).set(serviceError.headers ?? {}), serviceError.toBody());
-};
+  return { status: serviceError.status, headers: serviceError.headers, body: serviceError.toBody() };
+});

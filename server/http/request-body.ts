@@ -131,6 +131,8 @@ function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
 export function jsonBody(limitBytes: number, depthLimit: number): RequestHandler[] {
   return [
     express.json({
+      // SCIM's media type too: its routes take it (scim/routes.ts), the workspace API's refuse it (415).
+      type: ['application/json', 'application/scim+json'],
       limit: limitBytes,
       inflate: false,
       verify(req, _res, body) {

@@ -7,8 +7,6 @@ import type { Request, Response } from 'express';
 
 export function sendJson(req: Request, res: Response, body: unknown): void {
   if (req.method !== 'HEAD') return void res.json(body);
-  res
-    .type('json')
-    .set('Content-Length', String(Buffer.byteLength(JSON.stringify(body))))
-    .end();
+  if (!res.get('Content-Type')) res.type('json');
+  res.set('Content-Length', String(Buffer.byteLength(JSON.stringify(body)))).end();
 }

@@ -37,7 +37,7 @@ export class AuditWriter implements AuditTrail {
 
   constructor(db: Kysely<Database>) {
     this.#insert = queryTemplate(
-      9,
+      10,
       (
         event_id: string,
         time: string,
@@ -48,6 +48,7 @@ export class AuditWriter implements AuditTrail {
         target_group_id: string,
         target_api_key: string,
         changed_fields: string,
+        protocol: string,
       ) =>
         db.insertInto('audit_events').values({
           event_id,
@@ -59,6 +60,7 @@ export class AuditWriter implements AuditTrail {
           target_group_id,
           target_api_key,
           changed_fields,
+          protocol,
         }),
     );
   }
@@ -75,6 +77,7 @@ export class AuditWriter implements AuditTrail {
       change.targetGroupId ?? null,
       change.targetApiKey ?? null,
       (change.changedFields ?? []).join(','),
+      by.protocol,
     ];
     await db.executeQuery(this.#insert(...(values as string[])));
   }
@@ -110,6 +113,7 @@ function toEvent(row: Row): AuditEvent {
   return {
     ...row,
     operation: row.operation as AuditOperation,
+    protocol: row.protocol as AuditEvent['protocol'],
     changed_fields: row.changed_fields === '' ? [] : row.changed_fields.split(','),
   };
 }

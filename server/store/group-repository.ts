@@ -1,8 +1,22 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
-import type { Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
-import type { ChangeAuthor, Group, GroupChanges, MembershipChange, NewGroupRecord } from './records.js';
+import {
+  type ChangeAuthor,
+  type Group,
+  type GroupChanges,
+  type GroupMember,
+  type GroupRewrite,
+  type GroupSearch,
+  type GroupSearchResult,
+  type MembershipChange,
+  type NewGroupRecord,
+  StaleVersionError,
+  type StoredGroup,
+  UnknownMembersError,
+} from './records.js';
+import { GROUP_FILTER, filterExpression } from './scim-filter.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import { nextVersion } from './user-repository.js';
@@ -11,6 +25,19 @@ import type { Database } from './schema.js';
 export type MembershipRow = { user_id: string; group_id: string; name: string };
 
 const GROUP_COLUMNS = ['group_id', 'name', 'description', 'priority', 'is_system'] as const;
+const STORED_COLUMNS = [...GROUP_COLUMNS, 'version', 'modified', 'created', 'external_id'] as const;
+
+type StoredRow = {
+  group_id: string;
+  name: string;
+  description: string;
+  priority: number;
+  is_system: number | boolean;
+  version: number;
+  modified: string | null;
+  created: string;
+  external_id: string | null;
+};
 
 const asGroup = (row: { group_id: string; name: string; description: string; priority: number; is_system: number | boolean }): Group => ({
   group_id: row.group_id,
@@ -42,20 +69,125 @@ export class KyselyGroupRepository implements GroupRepository {
     return rows.map(asGroup);
   }
 
+  async search({ filter, sortBy, sortDirection, offset, limit }: GroupSearch): Promise<GroupSearchResult> {
+    const where = (eb: ExpressionBuilder<Database, 'groups'>) => (filter ? filterExpression(eb, filter, GROUP_FILTER) : sql<SqlBool>`true`);
+    const rows = await this.db
+      .selectFrom('groups')
+      .select(STORED_COLUMNS)
+      .where(where)
+      .orderBy(sortBy, sortDirection)
+      .orderBy('group_id', sortDirection)
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const { total } = await this.db
+      .selectFrom('groups')
+      .where(where)
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .executeTakeFirstOrThrow();
+    return { groups: await storedGroups(this.db, rows), total: Number(total) };
+  }
+
+  async find(groupId: string): Promise<StoredGroup | undefined> {
+    const row = await this.db.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
+    return row ? (await storedGroups(this.db, [row]))[0] : undefined;
+  }
+
   async create(wanted: NewGroupRecord, by: ChangeAuthor): Promise<Group> {
-    const group = { description: '', priority: DEFAULT_GROUP_PRIORITY, ...wanted };
+    const { members = [], external_id = null, ...fields } = wanted;
+    const group = { description: '', priority: DEFAULT_GROUP_PRIORITY, ...fields };
     const now = new Date().toISOString();
     await uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
         await trx
           .insertInto('groups')
-          .values({ ...group, is_system: this.traits.bool(false), created: now, modified: now })
+          .values({ ...group, external_id, is_system: this.traits.bool(false), created: now, modified: now })
           .execute();
-        const changedFields = ['name', ...(group.description ? ['description'] : []), 'priority'];
+        const changedFields = [
+          'name',
+          ...(group.description ? ['description'] : []),
+          'priority',
+          ...(external_id === null ? [] : ['external_id']),
+        ];
         await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields });
+        await this.#changeMembers(trx, group.group_id, [...new Set(members)], [], by);
       }),
     );
     return { ...group, is_system: false };
+  }
+
+  async rewrite(
+    groupId: string,
+    rewrite: GroupRewrite,
+    by: ChangeAuthor,
+    expected?: readonly number[],
+  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
+    return uniqueName(this.traits, 'group_name', () =>
+      this.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
+        if (!row) return 'no_group' as const;
+        if (expected && !expected.includes(row.version)) throw new StaleVersionError(row.version);
+        const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
+        const current = new Set(stored.members.map((member) => member.user_id));
+        const wanted = rewrite.members ? new Set(rewrite.members) : current;
+        const added = [...wanted].filter((userId) => !current.has(userId));
+        const removed = [...current].filter((userId) => !wanted.has(userId));
+        const fields: { name?: string; external_id?: string | null } = {};
+        if (rewrite.name !== undefined && rewrite.name !== row.name) fields.name = rewrite.name;
+        if (rewrite.external_id !== undefined && rewrite.external_id !== row.external_id) fields.external_id = rewrite.external_id;
+        // The system group holds every user and keeps its name.
+        if (row.is_system && (fields.name !== undefined || removed.length > 0)) return 'system_group' as const;
+        if (Object.keys(fields).length === 0 && added.length === 0 && removed.length === 0) return stored;
+        const now = new Date().toISOString();
+        // The version moves first, on the version read: of writers that read it, one wins.
+        const moved = await trx
+          .updateTable('groups')
+          .set({ ...fields, ...nextVersion(now) })
+          .where('group_id', '=', groupId)
+          .where('version', '=', row.version)
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) === 0) {
+          const now = await trx.selectFrom('groups').select('version').where('group_id', '=', groupId).executeTakeFirst();
+          throw new StaleVersionError(now?.version ?? row.version);
+        }
+        if (fields.name !== undefined) await bumpMembers(trx, groupId, now);
+        if (Object.keys(fields).length > 0) {
+          await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(fields).sort() });
+        }
+        await this.#changeMembers(trx, groupId, added, removed, by);
+        const [after] = (await storedGroups(trx, [
+          await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirstOrThrow(),
+        ])) as [StoredGroup];
+        return after;
+      }),
+    );
+  }
+
+  /**
+   * Adds and removes members of a group inside a write's transaction, each with its audit
+   * event, moving each user's version (the group's moves with the write itself). A user id
+   * to add that is no user's throws UnknownMembersError, which undoes the whole write.
+   */
+  async #changeMembers(trx: Db, groupId: string, added: string[], removed: string[], by: ChangeAuthor): Promise<void> {
+    if (added.length > 0) {
+      const found = await trx.selectFrom('users').select('user_id').where('user_id', 'in', added).execute();
+      if (found.length < added.length) {
+        const known = new Set(found.map((user) => user.user_id));
+        throw new UnknownMembersError(added.filter((userId) => !known.has(userId)));
+      }
+      await trx
+        .insertInto('user_groups')
+        .values(added.map((user_id) => ({ user_id, group_id: groupId })))
+        .execute();
+    }
+    if (removed.length > 0) await trx.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', removed).execute();
+    const changed = [...added, ...removed];
+    if (changed.length === 0) return;
+    await trx.updateTable('users').set(nextVersion(new Date().toISOString())).where('user_id', 'in', changed).execute();
+    for (const userId of added)
+      await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId });
+    for (const userId of removed)
+      await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
   }
 
   async update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'> {
@@ -83,10 +215,11 @@ export class KyselyGroupRepository implements GroupRepository {
     );
   }
 
-  async delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'> {
+  async delete(groupId: string, by: ChangeAuthor, expected?: readonly number[]): Promise<'deleted' | 'no_group' | 'system_group'> {
     return this.db.transaction().execute(async (trx) => {
-      const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirst();
+      const group = await trx.selectFrom('groups').select(['is_system', 'version']).where('group_id', '=', groupId).executeTakeFirst();
       if (!group) return 'no_group';
+      if (expected && !expected.includes(group.version)) throw new StaleVersionError(group.version);
       if (group.is_system) return 'system_group';
       // Memberships go with it (ON DELETE CASCADE), and each member's representation changes.
       await bumpMembers(trx, groupId, new Date().toISOString());
@@ -125,6 +258,33 @@ export class KyselyGroupRepository implements GroupRepository {
       return 'done';
     });
   }
+}
+
+/** Groups as stored, with their members (by username) and versions, in the order of `rows`. */
+async function storedGroups(db: Db, rows: StoredRow[]): Promise<StoredGroup[]> {
+  const members = new Map<string, GroupMember[]>(rows.map((row) => [row.group_id, []]));
+  if (rows.length > 0) {
+    const memberRows = await db
+      .selectFrom('user_groups')
+      .innerJoin('users', 'users.user_id', 'user_groups.user_id')
+      .select(['user_groups.group_id', 'users.user_id', 'users.username'])
+      .where(
+        'user_groups.group_id',
+        'in',
+        rows.map((row) => row.group_id),
+      )
+      .orderBy('users.username')
+      .execute();
+    for (const { group_id, user_id, username } of memberRows) members.get(group_id)?.push({ user_id, username });
+  }
+  return rows.map((row) => ({
+    record: asGroup(row),
+    version: row.version,
+    modified: row.modified ?? row.created,
+    created: row.created,
+    external_id: row.external_id,
+    members: members.get(row.group_id) ?? [],
+  }));
 }
 
 /** Moves the version of every member of a group. */

@@ -210,6 +210,15 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('users_external_id_idx').on('users').column('external_id').execute();
     },
   },
+  '0008_scim_groups_and_protocols': {
+    // The identity provider's own id for a group (SCIM's `externalId`), as for users in 0007;
+    // and which protocol each audited change came through (null for events before SCIM,
+    // all of which came through the workspace API or the admin command).
+    async up(db: AnyDatabase) {
+      await db.schema.alterTable('groups').addColumn('external_id', 'text').execute();
+      await db.schema.alterTable('audit_events').addColumn('protocol', 'text').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

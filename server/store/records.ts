@@ -17,7 +17,13 @@ export type UserAttributes = components['schemas']['UserAttributes'];
 export type AttributeChanges = Partial<Omit<UserAttributes, 'user_id' | 'user_attributes_id'>>;
 
 /** A group as created: its id and name, and a description (default empty) and priority (default the lowest). */
-export type NewGroupRecord = Pick<Group, 'group_id' | 'name'> & Partial<Pick<Group, 'description' | 'priority'>>;
+export type NewGroupRecord = Pick<Group, 'group_id' | 'name'> &
+  Partial<Pick<Group, 'description' | 'priority'>> & {
+    /** The identity provider's id for it (SCIM's externalId). */
+    external_id?: string | null;
+    /** Users to make members at once, in the same transaction (SCIM's create with members). */
+    members?: readonly string[];
+  };
 
 /** A group's fields a request may change. */
 export type GroupChanges = Partial<Pick<Group, 'name' | 'description' | 'priority'>>;
@@ -73,7 +79,7 @@ export interface UserQuery {
   countTotal?: boolean;
 }
 
-/** A page of users matching a SCIM filter (server/store/user-filter.ts). */
+/** A page of users matching a SCIM filter (server/store/scim-filter.ts). */
 export interface UserSearch {
   /** The filter's tree as scim2-parse-filter reads it; every user when absent. */
   filter?: UserFilter | undefined;
@@ -131,12 +137,14 @@ export type AuditOperation = AuditEvent['operation'];
 export interface ChangeAuthor {
   actor: string;
   requestId: string | null;
+  /** The protocol a change came through, for its audit event; null for the admin command and the service itself. */
+  protocol: 'workspace' | 'scim' | null;
 }
 
 /** Changes made with `npm run admin`. */
-export const ADMIN_CLI: ChangeAuthor = { actor: 'admin-cli', requestId: null };
+export const ADMIN_CLI: ChangeAuthor = { actor: 'admin-cli', requestId: null, protocol: null };
 /** Changes the service makes on its own (the first API key on an empty database). */
-export const SERVICE: ChangeAuthor = { actor: 'service', requestId: null };
+export const SERVICE: ChangeAuthor = { actor: 'service', requestId: null, protocol: null };
 
 export interface AuditQuery {
   pageSize: number;
@@ -154,6 +162,51 @@ export interface AuditPage {
   events: AuditEvent[];
   /** Whether older events follow the last of this page. */
   more: boolean;
+}
+
+/** A member of a group: the user's id and username. */
+export interface GroupMember {
+  user_id: string;
+  username: string;
+}
+
+/** A group as stored: the record this API shows, its version, and what SCIM shows besides. */
+export interface StoredGroup extends Versioned<Group> {
+  created: string;
+  external_id: string | null;
+  members: GroupMember[];
+}
+
+/**
+ * A group set as a whole (SCIM's replacement and PATCH): what is given changes, and
+ * `members`, when given, becomes the complete list of members.
+ */
+export interface GroupRewrite {
+  name?: string;
+  external_id?: string | null;
+  members?: readonly string[];
+}
+
+/** A page of groups matching a SCIM filter. */
+export interface GroupSearch {
+  filter?: UserFilter | undefined;
+  sortBy: 'name' | 'created' | 'modified' | 'group_id';
+  sortDirection: 'asc' | 'desc';
+  offset: number;
+  limit: number;
+}
+
+export interface GroupSearchResult {
+  groups: StoredGroup[];
+  total: number;
+}
+
+/** Thrown when a group would get members that are not users; nothing was written. */
+export class UnknownMembersError extends Error {
+  constructor(readonly userIds: readonly string[]) {
+    super(`no user has the id ${userIds.slice(0, 5).join(', ')}${userIds.length > 5 ? ', …' : ''}`);
+    this.name = 'UnknownMembersError';
+  }
 }
 
 /** A record with the version it is at and when that version was made (migration 0006). */

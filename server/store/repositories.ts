@@ -23,6 +23,10 @@ import type {
   StoredUser,
   UserSearch,
   UserSearchResult,
+  GroupRewrite,
+  GroupSearch,
+  GroupSearchResult,
+  StoredGroup,
 } from './records.js';
 
 export interface UserRepository {
@@ -57,12 +61,30 @@ export interface UserRepository {
 
 export interface GroupRepository {
   list(): Promise<Group[]>;
-  /** Throws NameTakenError. */
+  /** The groups a SCIM filter matches, a page at a time, with their members and the total. */
+  search(query: GroupSearch): Promise<GroupSearchResult>;
+  /** The group with its members and version; undefined when there is no such group. */
+  find(groupId: string): Promise<StoredGroup | undefined>;
+  /** Throws NameTakenError, and UnknownMembersError for members that are not users. */
   create(group: NewGroupRecord, by: ChangeAuthor): Promise<Group>;
+  /**
+   * Sets what `rewrite` gives, at once, with one audit event per change (the group's
+   * fields, each membership added or removed). Throws NameTakenError, UnknownMembersError,
+   * and StaleVersionError when the group is at none of the `expected` versions.
+   */
+  rewrite(
+    groupId: string,
+    rewrite: GroupRewrite,
+    by: ChangeAuthor,
+    expected?: ExpectedVersions,
+  ): Promise<StoredGroup | 'no_group' | 'system_group'>;
   /** Applies the changes at once; a system group keeps its name. Throws NameTakenError. */
   update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'>;
-  /** Deletes a group and its memberships; the system group cannot be deleted. */
-  delete(groupId: string, by: ChangeAuthor): Promise<'deleted' | 'no_group' | 'system_group'>;
+  /**
+   * Deletes a group and its memberships; the system group cannot be deleted. Throws
+   * StaleVersionError when the group is at none of the `expected` versions.
+   */
+  delete(groupId: string, by: ChangeAuthor, expected?: ExpectedVersions): Promise<'deleted' | 'no_group' | 'system_group'>;
   addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange>;
   /** Refuses a system group ('system_group') unless `fromSystemGroup` allows it. */
   removeMember(userId: string, groupId: string, by: ChangeAuthor, options?: { fromSystemGroup?: boolean }): Promise<MembershipChange>;

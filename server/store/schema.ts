@@ -40,6 +40,8 @@ export interface AuditEventsTable {
   target_api_key: string | null;
   /** Comma-separated field names. */
   changed_fields: string;
+  /** The protocol the change came through (`workspace`, `scim`); null for the admin command (migration 0008). */
+  protocol: string | null;
 }
 
 type StoredBoolean = number | boolean;
@@ -80,6 +82,8 @@ export interface GroupsTable {
   /** Moves with every change to the group or its members (migration 0006). */
   version: Generated<number>;
   modified: string | null;
+  /** The identity provider's id for the group, given through SCIM (migration 0008). */
+  external_id: string | null;
 }
 
 export interface UserGroupsTable {

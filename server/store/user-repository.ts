@@ -17,7 +17,7 @@ import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './da
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import { userFilterExpression } from './user-filter.js';
+import { USER_FILTER, filterExpression } from './scim-filter.js';
 import {
   type ChangeAuthor,
   type ExpectedVersions,
@@ -145,7 +145,7 @@ export class KyselyUserRepository implements UserRepository {
   }
 
   async search({ filter, sortBy, sortDirection, offset, limit }: UserSearch): Promise<UserSearchResult> {
-    const where = (eb: ExpressionBuilder<Database, 'users'>) => (filter ? userFilterExpression(eb, filter) : sql<SqlBool>`true`);
+    const where = (eb: ExpressionBuilder<Database, 'users'>) => (filter ? filterExpression(eb, filter, USER_FILTER) : sql<SqlBool>`true`);
     const rows = await this.db
       .selectFrom('users')
       .select(VERSIONED_COLUMNS)

@@ -1,5 +1,5 @@
 /**
- * SCIM filters run by the database (user-filter.ts): every operator, the
+ * SCIM filters run by the database (scim-filter.ts): every operator, the
  * logical ones and grouping, on both stores, over users of this test's own.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { parse } from 'scim2-parse-filter';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import type { UserSearch } from './records.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
-import { InvalidFilterError } from './user-filter.js';
+import { InvalidFilterError } from './scim-filter.js';
 
 describe(`searching users with a SCIM filter (${TEST_STORE})`, () => {
   let opened: TestStore;

@@ -25,6 +25,7 @@ import { appRoutes } from './app-routes.js';
 import { createTestDatabase } from './database.js';
 import { TEST_SETUP } from './test-setup.js';
 import { contractValidation } from '../http/contract-validation.js';
+import { scimContractValidation } from '../scim/contract.js';
 
 export interface OwnTargetOptions {
   /** Replaces handlers with broken ones: the self-test's deliberately wrong variants. */
@@ -81,6 +82,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
       }),
     ),
     validation: contractValidation({ responses: options.validateResponses ?? true }),
+    scimValidation: scimContractValidation({ responses: options.validateResponses ?? true }),
     // The production throttle, but believing X-Forwarded-For from loopback:
     // the gate trips it for made-up addresses and never for its own.
     authThrottle: { maxFailures: 10, windowSeconds: 300 },

@@ -25,6 +25,7 @@ import { createTestDatabase } from './database.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
 import { createHandlers } from '../handlers/index.js';
 import { contractValidation } from '../http/contract-validation.js';
+import { scimContractValidation } from '../scim/contract.js';
 import type { components, OperationName, Params, SnakeCase } from '../../client/index.js';
 
 type NewUser = components['schemas']['NewUser'];
@@ -113,6 +114,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     store: served,
     handlers: createHandlers({ store: served, ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}) }),
     validation: contractValidation({ responses: true }),
+    scimValidation: scimContractValidation({ responses: true }),
     logger: createLogger('info', logSink),
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
     ...(metrics ? { metrics } : {}),

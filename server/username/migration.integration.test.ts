@@ -46,6 +46,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     await inspection.execute(sql`drop index users_external_id_idx`);
     await inspection.execute(sql`alter table users drop column external_id`);
     await inspection.execute(sql`alter table users drop column emails`);
+    await inspection.execute(sql`alter table groups drop column external_id`);
     for (const table of ['users', 'groups']) {
       await inspection.execute(sql`alter table ${sql.table(table)} drop column version`);
       await inspection.execute(sql`alter table ${sql.table(table)} drop column modified`);

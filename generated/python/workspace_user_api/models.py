@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ApiKey: TypeAlias = str
 """The public identifier of an API key (letters, digits, `-` and `_`)."""
@@ -118,6 +118,9 @@ surrounding whitespace is removed before it is stored or compared.
 
 AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateUserAttributes", "logoutUser", "updateGroup"]
 """The values of AuditEvent.operation."""
+
+AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
+"""The values of AuditEvent.protocol."""
 
 HealthStatus: TypeAlias = Literal["ok"]
 """The values of Health.status."""
@@ -924,6 +927,9 @@ class AuditEvent:
     actor: str
     """The API key that made the change, or `admin-cli` for `npm run admin`."""
 
+    protocol: AuditEventProtocol | None
+    """The protocol the change came through: `workspace` for this API, `scim` for SCIM 2.0 (`/scim/v2`); null for `npm run admin`, for the service's own changes, and for events written before the service spoke SCIM."""
+
     request_id: str | None
     """The request's `X-Request-Id`, to find it in the service's log; null for `npm run admin`."""
 
@@ -941,7 +947,7 @@ class AuditEvent:
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"event_id": self.event_id, "time": self.time.isoformat(), "operation": self.operation, "actor": self.actor, "request_id": self.request_id, "target_user_id": self.target_user_id, "target_group_id": self.target_group_id, "target_api_key": self.target_api_key, "changed_fields": list(self.changed_fields)}
+        body: dict[str, Any] = {"event_id": self.event_id, "time": self.time.isoformat(), "operation": self.operation, "actor": self.actor, "protocol": self.protocol, "request_id": self.request_id, "target_user_id": self.target_user_id, "target_group_id": self.target_group_id, "target_api_key": self.target_api_key, "changed_fields": list(self.changed_fields)}
         return body
 
     @classmethod
@@ -953,6 +959,7 @@ class AuditEvent:
             time=_decode.date_time(_decode.required(fields, "time", "AuditEvent"), "AuditEvent.time"),
             operation=cast("AuditEventOperation", _decode.text(_decode.required(fields, "operation", "AuditEvent"), "AuditEvent.operation")),
             actor=_decode.text(_decode.required(fields, "actor", "AuditEvent"), "AuditEvent.actor"),
+            protocol=None if _decode.required(fields, "protocol", "AuditEvent") is None else cast("AuditEventProtocol", _decode.text(_decode.required(fields, "protocol", "AuditEvent"), "AuditEvent.protocol")),
             request_id=None if _decode.required(fields, "request_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "request_id", "AuditEvent"), "AuditEvent.request_id"),
             target_user_id=None if _decode.required(fields, "target_user_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_user_id", "AuditEvent"), "AuditEvent.target_user_id"),
             target_group_id=None if _decode.required(fields, "target_group_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_group_id", "AuditEvent"), "AuditEvent.target_group_id"),

@@ -1,0 +1,57 @@
+/**
+ * A stored group as SCIM's Group resource (RFC 7643, 4.2), and a SCIM Group as
+ * what the store sets: `displayName` is the group's name, `members` its
+ * memberships (by user id), `externalId` kept for SCIM.
+ */
+import { canonicalId } from '../handlers/ids.js';
+import { entityTag } from '../http/entity-tags.js';
+import type { GroupRewrite, StoredGroup } from '../store/records.js';
+import { InvalidValueError } from './user-resource.js';
+
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+export interface ScimGroup {
+  schemas: string[];
+  id: string;
+  externalId?: string;
+  displayName: string;
+  members: { value: string; display: string; type: 'User'; $ref: string }[];
+  meta: { resourceType: 'Group'; created: string; lastModified: string; location: string; version: string };
+}
+
+export function scimGroup({ record, version, modified, created, external_id, members }: StoredGroup, base: string): ScimGroup {
+  return {
+    schemas: [GROUP_SCHEMA],
+    id: record.group_id,
+    ...(external_id === null ? {} : { externalId: external_id }),
+    displayName: record.name,
+    members: members.map((member) => ({
+      value: member.user_id,
+      display: member.username,
+      type: 'User',
+      $ref: `${base}/Users/${member.user_id}`,
+    })),
+    meta: {
+      resourceType: 'Group',
+      created,
+      lastModified: modified,
+      location: `${base}/Groups/${record.group_id}`,
+      version: entityTag(version),
+    },
+  };
+}
+
+/** What a whole SCIM Group sets (POST, PUT, and the result of a PATCH): its name, its externalId and exactly its members. */
+export function groupFieldsFrom(resource: Record<string, unknown>): Required<GroupRewrite> {
+  const { displayName, externalId, members } = resource;
+  if (typeof displayName !== 'string' || displayName.trim() === '') throw new InvalidValueError('displayName', 'a name');
+  if (externalId !== undefined && externalId !== null && typeof externalId !== 'string')
+    throw new InvalidValueError('externalId', 'a string');
+  if (members !== undefined && members !== null && !Array.isArray(members)) throw new InvalidValueError('members', 'a list of objects');
+  const ids = ((members ?? []) as unknown[]).map((member, index) => {
+    const value = (member as { value?: unknown } | null)?.value;
+    if (typeof value !== 'string' || value === '') throw new InvalidValueError(`members[${index}].value`, "a user's id");
+    return canonicalId(value);
+  });
+  return { name: displayName.trim(), external_id: typeof externalId === 'string' ? externalId : null, members: [...new Set(ids)] };
+}

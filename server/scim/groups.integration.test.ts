@@ -1,0 +1,157 @@
+/**
+ * SCIM Groups over HTTP: the workspace API's groups, with members as its
+ * memberships; Entra ID's member PATCHes in batches; the system group kept.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../testing/service.js';
+import { type ScimClient, scimClient } from './testing.js';
+
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+let groupNames = 0;
+const freshGroupName = () => `SCIM group ${process.pid}-${Date.now()}-${++groupNames}`;
+
+describe('SCIM Groups', () => {
+  let service: TestService;
+  let scim: ScimClient;
+  before(async () => {
+    service = await startTestService();
+    scim = scimClient(service);
+  });
+  after(() => service.close());
+
+  const memberIds = (group: { members: { value: string }[] }) => group.members.map((member) => member.value).sort();
+  const groupsOf = async (userId: string) =>
+    (await service.callAsAdmin('get_user', { target_user: { user_id: userId } })).body.user.groups.map(
+      (group: { name: string }) => group.name,
+    );
+
+  it('creates a group with members, which the workspace API shows as memberships', async () => {
+    const [ada, bob] = [await service.createUser(), await service.createUser()];
+    const displayName = freshGroupName();
+    const created = await scim('POST', '/Groups', {
+      schemas: [GROUP],
+      displayName,
+      externalId: 'entra-8c1b',
+      members: [{ value: ada.user_id }, { value: bob.user_id, display: 'ignored' }],
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.get('Location'), created.body.meta.location);
+    assert.equal(created.headers.get('ETag'), created.body.meta.version);
+    assert.deepEqual(memberIds(created.body), [ada.user_id, bob.user_id].sort());
+    assert.ok((await groupsOf(ada.user_id)).includes(displayName));
+    const listed = await service.callAsAdmin('get_groups');
+    assert.ok(listed.body.groups.some((group: { group_id: string }) => group.group_id === created.body.id));
+  });
+
+  it("adds and removes members with Entra ID's PATCHes, in batches, and audits each membership naming SCIM", async () => {
+    const users = [await service.createUser(), await service.createUser(), await service.createUser()];
+    const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName() })).body;
+    const added = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'members', value: users.map((user) => ({ value: user.user_id })) }],
+    });
+    assert.equal(added.status, 200, added.text);
+    assert.deepEqual(memberIds(added.body), users.map((user) => user.user_id).sort());
+    const removed = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'Remove', path: `members[value eq "${users[0]!.user_id}"]` },
+        { op: 'Remove', path: 'members', value: [{ value: users[1]!.user_id }] },
+      ],
+    });
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual(memberIds(removed.body), [users[2]!.user_id]);
+    assert.ok(!(await groupsOf(users[0]!.user_id)).includes(group.displayName));
+    const events = await service.callAsAdmin('get_audit_events', { target_user_id: users[1]!.user_id });
+    const operations = events.body.events
+      .filter((event: { target_group_id: string }) => event.target_group_id === group.id)
+      .map((event: { operation: string; protocol: string }) => `${event.operation} via ${event.protocol}`);
+    assert.deepEqual(operations, ['removeUserGroup via scim', 'addUserGroup via scim']);
+  });
+
+  it('renames with PUT, which sets exactly the members listed; a taken name is 409 uniqueness; an unknown member 400 invalidValue', async () => {
+    const [kept, dropped] = [await service.createUser(), await service.createUser()];
+    const group = (
+      await scim('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: freshGroupName(),
+        members: [{ value: kept.user_id }, { value: dropped.user_id }],
+      })
+    ).body;
+    const other = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName() })).body;
+    const renamed = freshGroupName();
+    const replaced = await scim('PUT', `/Groups/${group.id}`, {
+      schemas: [GROUP],
+      displayName: renamed,
+      members: [{ value: kept.user_id }],
+    });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.equal(replaced.body.displayName, renamed);
+    assert.deepEqual(memberIds(replaced.body), [kept.user_id]);
+    const taken = await scim('PUT', `/Groups/${group.id}`, { schemas: [GROUP], displayName: other.displayName });
+    assert.equal(taken.status, 409, taken.text);
+    assert.equal(taken.body.scimType, 'uniqueness');
+    const unknown = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: 'ffffffffffffffffffffffffffffffff' }] }],
+    });
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.equal(unknown.body.scimType, 'invalidValue');
+    const after = await scim('GET', `/Groups/${group.id}`);
+    assert.equal(after.headers.get('ETag'), replaced.headers.get('ETag'), 'the refused writes changed nothing');
+  });
+
+  it('keeps the system group: no rename, no member taken out, no delete (409 mutability)', async () => {
+    const found = await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "All Users"')}&excludedAttributes=members`);
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.body.totalResults, 1);
+    const system = found.body.Resources[0];
+    assert.equal(system.members, undefined, 'excludedAttributes=members');
+    const user = await service.createUser();
+    const attempts = [
+      await scim('PATCH', `/Groups/${system.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Everyone' }],
+      }),
+      await scim('PATCH', `/Groups/${system.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'remove', path: `members[value eq "${user.user_id}"]` }],
+      }),
+      await scim('DELETE', `/Groups/${system.id}`),
+    ];
+    for (const attempt of attempts) {
+      assert.equal(attempt.status, 409, attempt.text);
+      assert.equal(attempt.body.scimType, 'mutability');
+    }
+    assert.ok((await groupsOf(user.user_id)).includes('All Users'));
+  });
+
+  it('deletes a group with 204, honouring If-Match; its members lose the membership', async () => {
+    const user = await service.createUser();
+    const group = await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName(), members: [{ value: user.user_id }] });
+    const stale = await scim('DELETE', `/Groups/${group.body.id}`, undefined, { 'If-Match': 'W/"999"' });
+    assert.equal(stale.status, 412, stale.text);
+    assert.equal(stale.body.scimType, 'versionMismatch');
+    const deleted = await scim('DELETE', `/Groups/${group.body.id}`, undefined, { 'If-Match': group.headers.get('ETag')! });
+    assert.equal(deleted.status, 204, deleted.text);
+    assert.equal((await scim('GET', `/Groups/${group.body.id}`)).status, 404);
+    assert.ok(!(await groupsOf(user.user_id)).includes(group.body.displayName));
+  });
+
+  it('finds the groups that hold a member (members[value eq]), as providers check a membership', async () => {
+    const user = await service.createUser();
+    const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName(), members: [{ value: user.user_id }] }))
+      .body;
+    const filter = encodeURIComponent(`id eq "${group.id}" and members[value eq "${user.user_id}"]`);
+    const holding = await scim('GET', `/Groups?filter=${filter}&excludedAttributes=members`);
+    assert.equal(holding.body.totalResults, 1, holding.text);
+    const other = await service.createUser();
+    const notHolding = await scim(
+      'GET',
+      `/Groups?filter=${encodeURIComponent(`id eq "${group.id}" and members[value eq "${other.user_id}"]`)}`,
+    );
+    assert.equal(notHolding.body.totalResults, 0, notHolding.text);
+  });
+});

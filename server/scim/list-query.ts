@@ -1,0 +1,76 @@
+/**
+ * A SCIM list request's query (RFC 7644, 3.4.2): the filter, parsed by
+ * scim2-parse-filter, and paging and sorting as SCIM defines them (startIndex
+ * from 1, less than 1 counting as 1; count at most MAX_RESULTS, less than 0
+ * counting as 0).
+ */
+import { type Filter, parse } from 'scim2-parse-filter';
+import { shortened } from '../service-errors.js';
+import { invalidFilter, invalidValue } from './errors.js';
+
+export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/** The most resources a page holds, as the ServiceProviderConfig's `filter.maxResults` says. */
+export const MAX_RESULTS = 200;
+const DEFAULT_COUNT = 100;
+
+export interface ListQuery<SortField> {
+  filter: Filter | undefined;
+  startIndex: number;
+  offset: number;
+  limit: number;
+  sortBy: SortField;
+  sortDirection: 'asc' | 'desc';
+}
+
+function integerOf(value: string | undefined, fallback: number): number {
+  const number = value === undefined ? fallback : Number(value);
+  return Number.isSafeInteger(number) ? number : fallback;
+}
+
+/** The filter's tree, or 400 invalidFilter saying why it cannot be read. */
+export function parsedFilter(text: string | undefined): Filter | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return parse(text);
+  } catch (error) {
+    throw invalidFilter(`cannot read the filter: ${shortened(error instanceof Error ? error.message : String(error))}`);
+  }
+}
+
+/**
+ * The list request in `query`; `sortFields` names what each SCIM attribute sorts by
+ * (lower case), and `defaultSort` the order when none is asked for.
+ */
+export function listQuery<SortField>(
+  query: Record<string, string | undefined>,
+  sortFields: ReadonlyMap<string, SortField>,
+  defaultSort: SortField,
+): ListQuery<SortField> {
+  const startIndex = Math.max(1, integerOf(query.startIndex, 1));
+  const limit = Math.min(MAX_RESULTS, Math.max(0, integerOf(query.count, DEFAULT_COUNT)));
+  let sortBy = defaultSort;
+  if (query.sortBy !== undefined) {
+    const field = sortFields.get(query.sortBy.toLowerCase());
+    if (field === undefined)
+      throw invalidValue(`cannot sort by "${shortened(query.sortBy)}"; sort by ${[...sortFields.keys()].join(', ')}`);
+    sortBy = field;
+  }
+  return {
+    filter: parsedFilter(query.filter),
+    startIndex,
+    offset: startIndex - 1,
+    limit,
+    sortBy,
+    sortDirection: query.sortOrder === 'descending' ? 'desc' : 'asc',
+  };
+}
+
+/** One page of a list (RFC 7644, 3.4.2). */
+export const listResponse = <T>(resources: T[], totalResults: number, startIndex: number) => ({
+  schemas: [LIST_RESPONSE_SCHEMA],
+  totalResults,
+  startIndex,
+  itemsPerPage: resources.length,
+  Resources: resources,
+});

@@ -1,0 +1,145 @@
+/**
+ * SCIM as a protocol: credentials (a bearer token, HTTP Basic), discovery,
+ * listing with filters and paging as Okta and Entra ID look users up, and
+ * SCIM's error shape and media type on every failure under /scim/v2.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../testing/service.js';
+import { type ScimClient, bearerToken, freshUserName, scimClient } from './testing.js';
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+describe('SCIM protocol', () => {
+  let service: TestService;
+  let scim: ScimClient;
+  before(async () => {
+    service = await startTestService();
+    scim = scimClient(service);
+  });
+  after(() => service.close());
+
+  const assertScimError = (answer: { status: number; headers: Headers; body: any; text: string }, status: number, scimType: string) => {
+    assert.equal(answer.status, status, answer.text);
+    assert.match(answer.headers.get('Content-Type') ?? '', /^application\/scim\+json/);
+    assert.deepEqual(answer.body.schemas, [ERROR]);
+    assert.equal(answer.body.status, String(status));
+    assert.equal(answer.body.scimType, scimType, answer.text);
+    assert.equal(typeof answer.body.detail, 'string');
+  };
+
+  it('takes the key as a bearer token (id.secret) or by HTTP Basic, and refuses anything else with 401', async () => {
+    const { api_key, api_key_secret } = service.admin;
+    const basic = `Basic ${Buffer.from(`${api_key}:${api_key_secret}`).toString('base64')}`;
+    for (const authorization of [bearerToken(service.admin), `bearer ${api_key}.${api_key_secret}`, basic]) {
+      const answer = await service.request('/scim/v2/ServiceProviderConfig', { headers: { Authorization: authorization } });
+      assert.equal(answer.status, 200, `${authorization.split(' ')[0]}: ${answer.text}`);
+    }
+    for (const authorization of [undefined, `Bearer ${api_key}.wrong`, `Bearer ${api_key}`, `Bearer ${api_key_secret}`, 'Bearer']) {
+      const answer = await service.request('/scim/v2/Users', {
+        headers: authorization === undefined ? {} : { Authorization: authorization },
+      });
+      assertScimError(answer, 401, 'invalidCredentials');
+      assert.match(answer.headers.get('WWW-Authenticate') ?? '', /Bearer/);
+      assert.doesNotMatch(answer.text, new RegExp(api_key_secret), 'the secret is never echoed');
+    }
+  });
+
+  it("needs the operation's permission: a key that may only view users lists them and is refused a create (403)", async () => {
+    const viewer = scimClient(service, await service.createKey({ permissions: ['users_view'] }));
+    assert.equal((await viewer('GET', '/Users?count=1')).status, 200);
+    assertScimError(await viewer('POST', '/Users', { schemas: [USER], userName: freshUserName() }), 403, 'permissionDenied');
+    assertScimError(await viewer('GET', '/Groups'), 403, 'permissionDenied');
+  });
+
+  it('describes itself: the configuration, the two resource types and the three schemas', async () => {
+    const config = await scim('GET', '/ServiceProviderConfig');
+    assert.equal(config.body.patch.supported, true);
+    assert.equal(config.body.etag.supported, true);
+    assert.equal(config.body.filter.maxResults, 200);
+    const types = await scim('GET', '/ResourceTypes');
+    assert.deepEqual(
+      types.body.Resources.map((type: { id: string }) => type.id),
+      ['User', 'Group'],
+    );
+    assert.equal((await scim('GET', '/ResourceTypes/User')).body.endpoint, '/Users');
+    const schemas = await scim('GET', '/Schemas');
+    assert.equal(schemas.body.totalResults, 3);
+    const user = await scim('GET', `/Schemas/${USER}`);
+    const userName = user.body.attributes.find((attribute: { name: string }) => attribute.name === 'userName');
+    assert.equal(userName.uniqueness, 'server');
+    assertScimError(await scim('GET', '/Schemas/urn:unknown'), 404, 'notFound');
+  });
+
+  it('finds a user as Entra ID does before creating one (userName eq, any case), and pages as Okta does', async () => {
+    const userName = freshUserName('lookup');
+    await scim('POST', '/Users', { schemas: [USER], userName });
+    const filter = encodeURIComponent(`userName eq "${userName.toUpperCase()}"`);
+    const found = await scim('GET', `/Users?filter=${filter}`);
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.body.totalResults, 1);
+    assert.equal(found.body.Resources[0].userName, userName);
+    assert.equal(found.body.startIndex, 1);
+    assert.equal(found.body.itemsPerPage, 1);
+    const none = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`);
+    assert.deepEqual({ total: none.body.totalResults, resources: none.body.Resources }, { total: 0, resources: [] });
+
+    for (let index = 0; index < 3; index++) await scim('POST', '/Users', { schemas: [USER], userName: freshUserName('page') });
+    const everyone = (await scim('GET', '/Users?startIndex=1&count=100&sortBy=userName')).body;
+    const [first, second] = [
+      await scim('GET', '/Users?startIndex=1&count=2&sortBy=userName'),
+      await scim('GET', '/Users?startIndex=3&count=2&sortBy=userName'),
+    ];
+    assert.equal(first.body.totalResults, everyone.totalResults);
+    assert.deepEqual(
+      [...first.body.Resources, ...second.body.Resources].map((user: { id: string }) => user.id),
+      everyone.Resources.slice(0, 4).map((user: { id: string }) => user.id),
+      'pages follow each other without a gap or a repeat',
+    );
+    const counted = await scim('GET', '/Users?count=0&startIndex=0');
+    assert.deepEqual([counted.body.itemsPerPage, counted.body.startIndex], [0, 1], 'count 0 only counts; startIndex below 1 is 1');
+    const descending = (await scim('GET', '/Users?sortBy=userName&sortOrder=descending&count=200')).body.Resources.map(
+      (user: { userName: string }) => user.userName,
+    );
+    assert.deepEqual(descending, [...descending].sort().reverse());
+  });
+
+  it('refuses what it cannot run with the scimType that says why', async () => {
+    assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName eq')}`), 400, 'invalidFilter');
+    assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('nickName eq "x"')}`), 400, 'invalidFilter');
+    assertScimError(await scim('GET', '/Users?sortBy=nickName'), 400, 'invalidValue');
+    assertScimError(await scim('GET', '/Users?count=many'), 400, 'invalidValue');
+    assertScimError(await scim('GET', '/Users?unknown=1'), 400, 'invalidValue');
+    const twice = `filter=${encodeURIComponent('userName eq "a"')}&filter=${encodeURIComponent('userName eq "b"')}`;
+    assertScimError(await scim('GET', `/Users?${twice}`), 400, 'invalidValue');
+    assertScimError(await scim('GET', '/Nothing'), 404, 'notFound');
+    assertScimError(await scim('DELETE', '/Users'), 405, 'methodNotAllowed');
+    const notJson = await service.request('/scim/v2/Users', {
+      method: 'POST',
+      headers: { Authorization: bearerToken(service.admin), 'Content-Type': 'application/scim+json' },
+      body: '{"userName": ',
+    });
+    assertScimError(notJson, 400, 'invalidSyntax');
+    const text = await service.request('/scim/v2/Users', {
+      method: 'POST',
+      headers: { Authorization: bearerToken(service.admin), 'Content-Type': 'text/plain' },
+      body: 'userName=x',
+    });
+    assertScimError(text, 415, 'unsupportedMediaType');
+    const tooLarge = await scim('POST', '/Users', { schemas: [USER], userName: freshUserName(), padding: 'x'.repeat(40_000) });
+    assertScimError(tooLarge, 413, 'tooLarge');
+  });
+
+  it("takes application/json too, and leaves the workspace API's own answers as they were", async () => {
+    const asJson = await scim('POST', '/Users', { schemas: [USER], userName: freshUserName() }, { 'Content-Type': 'application/json' });
+    assert.equal(asJson.status, 201, asJson.text);
+    const workspace = await service.request('/api/public/get_groups', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/scim+json' },
+      body: JSON.stringify(service.admin),
+    });
+    assert.equal(workspace.status, 415, workspace.text);
+    assert.equal(workspace.body.code, 'unsupported_media_type', 'the workspace API answers in its own shape');
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * SCIM 2.0 on the workspace service's app, under /scim/v2: the SCIM
+ * contract's validation, one route per operation behind its permission (the
+ * same key check and throttle as the workspace API), and SCIM's error
+ * answers for everything under that path.
+ */
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
+import { authenticate } from '../http/authenticate.js';
+import { entityTag, expectedVersions } from '../http/entity-tags.js';
+import { sendJson } from '../http/send-json.js';
+import type { AuthThrottle } from '../keys/throttle.js';
+import type { ApiKeyRecord } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
+import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
+import { discoveryHandlers } from './discovery.js';
+import { SCIM_MEDIA_TYPE, scimErrorHandler, scimNotFound } from './errors.js';
+import { scimGroupHandlers } from './groups.js';
+import type { ScimHandler, ScimHandlers } from './types.js';
+import { scimUserHandlers } from './users.js';
+
+export interface ScimParts {
+  store: Store;
+  /** The workspace API's throttle: one budget of failed checks per client, whichever protocol it speaks. */
+  throttle: AuthThrottle;
+  /** The SCIM contract's checks: scimContractValidation() (contract.ts). */
+  validation: (RequestHandler | ErrorRequestHandler)[];
+}
+
+/** The query's parameters as text (the validator has made numbers of the integer ones); a repeated one is left out. */
+const textParameters = (query: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(query)
+      .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+      .map(([name, value]) => [name, String(value)]),
+  );
+
+function route(handler: ScimHandler): RequestHandler {
+  return async (req, res) => {
+    const key = res.locals.apiKey as ApiKeyRecord;
+    const answer = await handler({
+      id: typeof req.params.id === 'string' ? req.params.id : '',
+      query: textParameters(req.query),
+      body: req.body,
+      key,
+      author: { actor: key.api_key, requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null, protocol: 'scim' },
+      base: `${req.protocol}://${req.get('host') ?? 'localhost'}${SCIM_BASE_PATH}`,
+      expectedVersions: expectedVersions(req.get('If-Match')),
+    });
+    if (answer.version !== undefined) res.set('ETag', entityTag(answer.version));
+    if (answer.location !== undefined) res.location(answer.location);
+    res.status(answer.status);
+    if (answer.status === 204) return void res.end();
+    res.type(SCIM_MEDIA_TYPE);
+    sendJson(req, res, answer.body);
+  };
+}
+
+/** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
+export function mountScim(app: Express, { store, throttle, validation }: ScimParts): void {
+  const handlers: ScimHandlers = { ...discoveryHandlers, ...scimUserHandlers(store), ...scimGroupHandlers(store) };
+  app.use(validation);
+  for (const operation of SCIM_OPERATIONS) {
+    app[operation.method](operation.route, authenticate(operation.permission, store, throttle), route(handlers[operation.operationId]));
+  }
+  app.use(SCIM_BASE_PATH, scimNotFound);
+  app.use(SCIM_BASE_PATH, scimErrorHandler);
+}
