@@ -23,7 +23,7 @@ export interface RunningMock {
  * service and reports every request or answer that breaks the contract.
  */
 export async function startPrism(
-  contract: 'workspace' | 'sample',
+  contract: 'workspace' | 'sample' | 'scim',
   port: number,
   host = '127.0.0.1',
   output: 'pipe' | 'inherit' = 'pipe',

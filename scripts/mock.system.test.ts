@@ -44,3 +44,30 @@ describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
     assert.match(result.error?.error_message ?? '', /^Password must/);
   });
 });
+
+describe('the SCIM contract under the Prism mock', { timeout: 120_000 }, () => {
+  let mock: RunningMock;
+  before(async () => {
+    mock = await startPrism('scim', await freePort());
+  });
+  after(() => mock?.stop());
+
+  const scim = (path: string, init: RequestInit = {}) =>
+    fetch(`${mock.url}${path}`, { ...init, headers: { Authorization: 'Bearer Qm3kV9xZ2pLr7tYw.mock-secret', ...init.headers } });
+
+  it("answers a lookup with the contract's example, in SCIM's media type", async () => {
+    const answer = await scim(`/Users?filter=${encodeURIComponent('userName eq "ada@example.com"')}`);
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get('Content-Type') ?? '', /^application\/scim\+json/);
+    const body = (await answer.json()) as { totalResults: number; Resources: { userName: string }[] };
+    assert.equal(body.Resources[0]?.userName, 'ada@example.com');
+  });
+
+  it("refuses a user without userName with SCIM's 400", async () => {
+    const answer = await scim('/Users', { method: 'POST', headers: { 'Content-Type': 'application/scim+json' }, body: '{"name": {}}' });
+    assert.equal(answer.status, 400);
+    const body = (await answer.json()) as { schemas: string[]; scimType: string };
+    assert.deepEqual(body.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error']);
+    assert.equal(typeof body.scimType, 'string');
+  });
+});
