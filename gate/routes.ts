@@ -8,6 +8,7 @@
  * In its self-check, the app in process, the gate also compares the app's routing table with
  * the contract (GateTarget.routes), which no probe from outside can prove.
  */
+import { SCIM_OPERATIONS } from '../lib/contract/scim-operations.js';
 import { CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { send } from './http.js';
 import type { CheckResult } from './report.js';
@@ -98,7 +99,11 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
   }
   if (target.routes) {
     const routes = target.routes().sort();
-    const described = CONTRACT_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort();
+    // SCIM (/scim/v2) is a contract of its own, routed by the same app.
+    const described = [
+      ...CONTRACT_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`),
+      ...SCIM_OPERATIONS.map((operation) => `${operation.method} ${operation.route}`),
+    ].sort();
     for (const route of routes.filter((route) => !described.includes(route)))
       failures.push(`the app routes ${route}, which the contract does not describe`);
     for (const route of described.filter((route) => !routes.includes(route))) failures.push(`the app has no route for ${route}`);

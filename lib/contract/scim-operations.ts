@@ -1,0 +1,43 @@
+/**
+ * The SCIM contract's operations (openapi/scim) as the server routes and
+ * authorises them and as the gate compares the app's routing table with the
+ * contracts: so that openapi/ stays the single source of truth.
+ */
+import type { operations } from '../../generated/scim/types.js';
+import { type OpenApiDocument, readContract } from './document.js';
+import { PERMISSIONS, type Permission, type RequiredPermission } from './operations.js';
+
+export const SCIM_DOCUMENT: Readonly<OpenApiDocument> = readContract('scim');
+
+/** Where SCIM is served: the path of the contract's server. */
+export const SCIM_BASE_PATH = new URL((SCIM_DOCUMENT.servers as [{ url: string }])[0].url).pathname;
+
+export type ScimOperationId = keyof operations;
+
+export interface ScimOperation {
+  operationId: ScimOperationId;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The path as express routes it, under SCIM_BASE_PATH: `/scim/v2/Users/:id`. */
+  route: string;
+  permission: Exclude<RequiredPermission, 'none'>;
+}
+
+function permissionOf(operationId: string, value: unknown): ScimOperation['permission'] {
+  if (value === 'authenticated' || PERMISSIONS.includes(value as Permission)) return value as ScimOperation['permission'];
+  throw new Error(`SCIM operation ${operationId} has no valid x-permission (found ${JSON.stringify(value)})`);
+}
+
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
+/** Every operation of the SCIM contract, in its order. */
+export const SCIM_OPERATIONS: readonly ScimOperation[] = Object.entries(SCIM_DOCUMENT.paths as Record<string, OpenApiDocument>).flatMap(
+  ([path, item]) =>
+    Object.entries(item as Record<string, { operationId: string; 'x-permission'?: unknown }>)
+      .filter(([method]) => METHODS.has(method))
+      .map(([method, operation]) => ({
+        operationId: operation.operationId as ScimOperationId,
+        method: method as ScimOperation['method'],
+        route: SCIM_BASE_PATH + path.replace(/\{(\w+)\}/g, ':$1'),
+        permission: permissionOf(operation.operationId, operation['x-permission']),
+      })),
+);
