@@ -7,15 +7,22 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import type { OpenApiDocument } from '../../lib/contract/document.js';
 import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { validationErrors } from './validation-errors.js';
 
 const CONTRACT_PATHS = new Set(OPERATIONS.map((operation) => operation.path));
 
-/** The validator, then the translation of its refusals into the contract's answers (validation-errors.ts). */
-export function contractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
-  const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(WORKSPACE_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
+/**
+ * express-openapi-validator over one contract, as the service runs it for each: requests
+ * always, answers when asked, paths `ignorePaths` names left to other routes.
+ */
+export function openApiValidator(
+  document: Readonly<OpenApiDocument>,
+  { responses, ignorePaths }: { responses: boolean; ignorePaths: (path: string) => boolean },
+): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    apiSpec: structuredClone(document) as unknown as OpenAPIV3.DocumentV3_1,
     // The contract is linted and its bundle checked before it ships (npm test); checking it
     // against the OpenAPI schema again took about 200 ms of every start (BENCHMARKS.md).
     validateApiSpec: false,
@@ -25,9 +32,14 @@ export function contractValidation({ responses }: { responses: boolean }): (Requ
     // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
     validateFormats: true,
     ajvFormats: { mode: 'full' },
-    // Only the contract's own spelling of a path is validated (and then routed); any other
-    // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
-    ignorePaths: (path: string) => !CONTRACT_PATHS.has(path),
+    ignorePaths,
   });
+}
+
+/** The validator, then the translation of its refusals into the contract's answers (validation-errors.ts). */
+export function contractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
+  // Only the contract's own spelling of a path is validated (and then routed); any other
+  // spelling (`/API/…`, a trailing slash), which the validator would match, goes to the 404.
+  const validator = openApiValidator(WORKSPACE_DOCUMENT, { responses, ignorePaths: (path) => !CONTRACT_PATHS.has(path) });
   return [...validator, validationErrors];
 }

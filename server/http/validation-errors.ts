@@ -15,13 +15,14 @@ const PASSWORD_PATH = '/body/target_user/password';
 /** Validator error codes that mean "breaks the password policy", not "is not a string". */
 const POLICY_ERROR_CODES = new Set(['pattern.openapi.validation', 'minLength.openapi.validation', 'maxLength.openapi.validation']);
 
-interface ValidatorError {
+/** A refusal of express-openapi-validator: its status and every problem it found. */
+export interface ValidatorError {
   status: number;
   errors: { path: string; message: string; errorCode?: string }[];
   headers?: { Allow?: string };
 }
 
-function isValidatorError(error: unknown): error is ValidatorError {
+export function isValidatorError(error: unknown): error is ValidatorError {
   return (
     error instanceof Error &&
     typeof (error as Partial<ValidatorError>).status === 'number' &&

@@ -4,22 +4,12 @@
  * in lib/contract/scim-operations.ts.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
-import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
+import { openApiValidator } from '../http/contract-validation.js';
 import { SCIM_BASE_PATH, SCIM_DOCUMENT } from '../../lib/contract/scim-operations.js';
 
 export { SCIM_BASE_PATH, SCIM_OPERATIONS, type ScimOperation, type ScimOperationId } from '../../lib/contract/scim-operations.js';
 
 /** The SCIM contract's validator: requests always, answers when asked (VALIDATE_RESPONSES). Its refusals go to scimErrorHandler. */
 export function scimContractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
-  return OpenApiValidator.middleware({
-    apiSpec: structuredClone(SCIM_DOCUMENT) as unknown as OpenAPIV3.DocumentV3_1,
-    validateApiSpec: false,
-    validateRequests: { allowUnknownQueryParameters: false },
-    validateResponses: responses,
-    validateSecurity: false,
-    validateFormats: true,
-    ajvFormats: { mode: 'full' },
-    ignorePaths: (path: string) => !path.startsWith(`${SCIM_BASE_PATH}/`),
-  });
+  return openApiValidator(SCIM_DOCUMENT, { responses, ignorePaths: (path) => !path.startsWith(`${SCIM_BASE_PATH}/`) });
 }

@@ -5,8 +5,8 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { components } from '../../generated/scim/types.js';
-import { errorHandlerAnswering } from '../http/error-handler.js';
-import { toServiceError } from '../http/error-handler.js';
+import { errorHandlerAnswering, toServiceError } from '../http/error-handler.js';
+import { type ValidatorError, isValidatorError } from '../http/validation-errors.js';
 import { type ErrorCode, ServiceError, routeNotFound, shortened } from '../service-errors.js';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -77,20 +77,6 @@ export function scimFailureOf(error: ServiceError): ScimFailure {
   const headers =
     error.status === 401 ? { ...error.headers, 'WWW-Authenticate': 'Bearer realm="workspace", Basic realm="workspace"' } : error.headers;
   return new ScimFailure(error.status, SCIM_TYPES[error.code], error.message, headers);
-}
-
-interface ValidatorError {
-  status: number;
-  errors: { path: string; message: string; errorCode?: string }[];
-  headers?: { Allow?: string };
-}
-
-function isValidatorError(error: unknown): error is ValidatorError {
-  return (
-    error instanceof Error &&
-    typeof (error as Partial<ValidatorError>).status === 'number' &&
-    Array.isArray((error as Partial<ValidatorError>).errors)
-  );
 }
 
 /**
