@@ -10,6 +10,7 @@ import type { Store } from '../server/store/repositories.js';
 import { appRoutes } from '../server/testing/app-routes.js';
 import { contractValidation } from '../server/http/contract-validation.js';
 import { SCIM_OPERATIONS, scimContractValidation } from '../server/scim/contract.js';
+import { createScimHandlers } from '../server/scim/routes.js';
 
 const contract = readContract('workspace');
 
@@ -156,6 +157,7 @@ describe('the contract as the server reads it', () => {
       store: {} as Store,
       handlers: createHandlers({ store: {} as Store }),
       validation: contractValidation({ responses: false }),
+      scimHandlers: createScimHandlers({} as Store),
       scimValidation: scimContractValidation({ responses: false }),
       logger: createLogger('silent'),
       authThrottle: { maxFailures: 1, windowSeconds: 1 },

@@ -4,12 +4,14 @@
  * fuzz filters both through Ajv, so a generator mistake shows up as a filter
  * that rejects too much, never as a mislabelled request.
  *
- * Covers the JSON Schema this contract uses: objects (required; fields
- * refused with `not: {}`), strings (length, pattern, enum), integers
- * (minimum, maximum), booleans, `null` beside a type, anyOf and $ref.
+ * Covers the JSON Schema the contracts use: objects (required; fields
+ * refused with `not: {}`), arrays (items, maxItems), strings (length,
+ * pattern, enum), integers (minimum, maximum), booleans, `null` beside a
+ * type, oneOf, anyOf, and a schema without a type (any JSON). The schemas come
+ * with their references inlined (contract-schemas.ts).
  */
 import fc from 'fast-check';
-import { resolveSchema, type Schema } from './contract-schemas.js';
+import type { Schema } from './contract-schemas.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -54,8 +56,7 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
 const isRefused = (schema: Schema) => typeof schema.not === 'object' && Object.keys(schema.not).length === 0;
 
 /** Values `schema` accepts. */
-export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitrary<Json> {
-  const resolved = resolveSchema(schema);
+export function validValue(resolved: Schema, overrides: Overrides = {}): fc.Arbitrary<Json> {
   // `null` beside a type (`[string, "null"]`): the type's values, and null now and then.
   if (Array.isArray(resolved.type)) {
     const [type] = (resolved.type as string[]).filter((name) => name !== 'null');
@@ -69,7 +70,7 @@ export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitr
   if (variants) return fc.oneof(...variants.map((variant) => validValue(variant, overrides)));
   switch (resolved.type) {
     case 'object': {
-      const properties = Object.entries<Schema>(resolved.properties ?? {}).filter(([, property]) => !isRefused(resolveSchema(property)));
+      const properties = Object.entries<Schema>(resolved.properties ?? {}).filter(([, property]) => !isRefused(property));
       const model = Object.fromEntries(
         properties.map(([name, property]) => {
           const fromSchema = validValue(property, overrides);
@@ -84,6 +85,14 @@ export function validValue(schema: Schema, overrides: Overrides = {}): fc.Arbitr
       return fc.integer({ min: resolved.minimum ?? -(2 ** 31), max: resolved.maximum ?? 2 ** 31 - 1 });
     case 'boolean':
       return fc.boolean();
+    case 'array':
+      return fc.array(validValue(resolved.items ?? {}, overrides), {
+        minLength: resolved.minItems ?? 0,
+        maxLength: Math.min(resolved.maxItems ?? 4, 4),
+      });
+    case undefined:
+      // No type: the contract takes any JSON here (a PATCH operation's value).
+      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
     default:
       throw new Error(`the fuzz cannot generate ${JSON.stringify(resolved).slice(0, 120)}: extend gate/arbitraries.ts`);
   }
@@ -133,7 +142,11 @@ function propertyBreakages(name: string, property: Schema, at: string[]): Breaka
   if (isRefused(property)) return [set('a field the service sets', fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>)];
   // Breaking one alternative of an anyOf may satisfy another; Ajv sorts those out, the other breakages do the work.
   if (property.anyOf) return [];
-  const types: string[] = Array.isArray(property.type) ? property.type : [property.type];
+  // A oneOf's types are its variants' (ActiveValue: a boolean, a string, null); a schema without a type takes anything.
+  const types: string[] = (property.oneOf ? (property.oneOf as Schema[]).map((variant) => variant.type) : [property.type])
+    .flat()
+    .filter((type: unknown): type is string => typeof type === 'string');
+  if (types.length === 0) return [];
   const breakages = [set('a value of the wrong type', otherTypes(...types))];
   if (property.enum)
     breakages.push(
@@ -156,14 +169,20 @@ function propertyBreakages(name: string, property: Schema, at: string[]): Breaka
       ),
     );
   }
+  if (property.maxItems !== undefined && property.maxItems <= 100)
+    breakages.push(
+      set(
+        'too many items',
+        fc.array(validValue(property.items ?? {}), { minLength: property.maxItems + 1, maxLength: property.maxItems + 3 }),
+      ),
+    );
   if (property.minimum !== undefined) breakages.push(set('below the minimum', fc.integer({ min: -(2 ** 40), max: property.minimum - 1 })));
   if (property.maximum !== undefined) breakages.push(set('above the maximum', fc.integer({ min: property.maximum + 1, max: 2 ** 40 })));
   return breakages;
 }
 
 /** Every way to break an object schema's values, down through its object properties. */
-function breakages(schema: Schema, at: string[] = []): Breakage[] {
-  const resolved = resolveSchema(schema);
+function breakages(resolved: Schema, at: string[] = []): Breakage[] {
   if (resolved.oneOf) return (resolved.oneOf as Schema[]).flatMap((variant) => breakages(variant, at));
   if (resolved.type !== 'object') return [];
   const found: Breakage[] = [];
@@ -171,9 +190,8 @@ function breakages(schema: Schema, at: string[] = []): Breakage[] {
     found.push({ at, describe: `${[...at, name].join('.')}: missing`, apply: (object) => fc.constant(void delete object[name]) });
   }
   for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) {
-    const inner = resolveSchema(property);
-    found.push(...propertyBreakages(name, inner, at));
-    found.push(...breakages(inner, [...at, name]));
+    found.push(...propertyBreakages(name, property, at));
+    found.push(...breakages(property, [...at, name]));
   }
   return found;
 }

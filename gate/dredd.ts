@@ -1,13 +1,14 @@
 /**
  * Dredd against the target: one transaction per declared status of every
- * operation, read from the contract (its OpenAPI 3.0 down-conversion, which is
- * what Dredd 14 parses).
+ * operation of both contracts (the workspace API's and SCIM's), read from each
+ * contract's OpenAPI 3.0 down-conversion, which is what Dredd 14 parses.
  *
  * Dredd alone would prove little here: it sends the contract's one example per
  * operation, and does not check OpenAPI 3 bodies against their schemas. So the
- * hooks build each transaction's request from a recipe (recipes.ts) that makes
- * the service give that status, drop Dredd's example-based body comparison, and
- * check every answer against the contract's schema with Ajv instead.
+ * hooks build each transaction's request from a recipe (recipes.ts,
+ * scim-recipes.ts) that makes the service give that status, drop Dredd's
+ * example-based body comparison, and check every answer against the
+ * contract's schema with Ajv instead.
  */
 
 import { EventEmitter } from 'node:events';
@@ -17,16 +18,57 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { OperationId } from '../lib/contract/operations.js';
-import { CONTRACT_OPERATIONS, type OperationContract, responseViolations } from './contract-schemas.js';
-import { Fixtures, NotAvailable } from './fixtures.js';
-import { recipeFor } from './recipes.js';
-import type { CheckResult } from './report.js';
-import type { GateTarget } from './target.js';
+import type { ScimOperationId } from '../lib/contract/scim-operations.js';
 import { projectFile } from '../lib/project-root.js';
+import {
+  CONTRACT_OPERATIONS,
+  type OperationContract,
+  operationAt,
+  responseViolations,
+  SCIM_CONTRACT_OPERATIONS,
+} from './contract-schemas.js';
+import { Fixtures, NotAvailable } from './fixtures.js';
+import { type PreparedRequest, recipeFor } from './recipes.js';
+import type { CheckResult } from './report.js';
+import { scimRecipeFor } from './scim-recipes.js';
+import type { GateTarget } from './target.js';
 
 const require = createRequire(import.meta.url);
-const CONTRACT_3_0 = projectFile('generated', 'workspace', 'openapi-3.0.yaml');
 const HOOK_BRIDGE = projectFile('gate', 'dredd-hooks.cjs');
+
+/** One contract as Dredd checks it. */
+interface DreddSuite<Id extends string> {
+  label: string;
+  /** The contract's OpenAPI 3.0 down-conversion. */
+  contract: string;
+  operations: readonly OperationContract<Id>[];
+  recipe(operation: OperationContract<Id>, status: number): (fixtures: Fixtures) => Promise<PreparedRequest>;
+  /** Remembers what a successful answer created, for the fixtures' cleanup. */
+  created(operation: OperationContract<Id>, status: number, body: unknown, fixtures: Fixtures): void;
+}
+
+const WORKSPACE_SUITE: DreddSuite<OperationId> = {
+  label: 'workspace',
+  contract: projectFile('generated', 'workspace', 'openapi-3.0.yaml'),
+  operations: CONTRACT_OPERATIONS,
+  recipe: (operation, status) => recipeFor(operation.servedBy, status, operation.method !== 'post'),
+  created(operation, status, body, fixtures) {
+    if (operation.operationId === 'createUser' && status === 200) fixtures.track((body as { user: { user_id: string } }).user.user_id);
+  },
+};
+
+const SCIM_SUITE: DreddSuite<ScimOperationId> = {
+  label: 'SCIM',
+  contract: projectFile('generated', 'scim', 'openapi-3.0.yaml'),
+  operations: SCIM_CONTRACT_OPERATIONS,
+  recipe: (operation, status) => scimRecipeFor(operation.operationId, status),
+  created(operation, status, body, fixtures) {
+    if (status !== 201) return;
+    const { id } = body as { id: string };
+    if (operation.operationId === 'createUser') fixtures.track(id);
+    if (operation.operationId === 'createGroup') fixtures.trackGroup(id);
+  },
+};
 
 /**
  * Dredd cannot send HEAD: it always gives its HTTP client a body, which that
@@ -34,8 +76,8 @@ const HOOK_BRIDGE = projectFile('gate', 'dredd-hooks.cjs');
  * operations, and the routes check covers them (the GET's status and headers,
  * no body).
  */
-async function contractWithoutHead(directory: string): Promise<string> {
-  const document = parse(await readFile(CONTRACT_3_0, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+async function contractWithoutHead(contract: string, directory: string): Promise<string> {
+  const document = parse(await readFile(contract, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   for (const item of Object.values(document.paths)) delete item.head;
   const path = join(directory, 'openapi-3.0-without-head.yaml');
   await writeFile(path, stringify(document));
@@ -79,22 +121,28 @@ function silenceDredd(): void {
   }
 }
 
-function operationOf(transaction: Transaction): OperationContract {
-  const path = transaction.request.uri.split('?')[0];
-  const method = transaction.request.method.toLowerCase();
-  const operation = CONTRACT_OPERATIONS.find((candidate) => candidate.path === path && candidate.method === method);
-  if (!operation) throw new Error(`Dredd made a transaction for ${method} ${path}, which the contract does not have`);
-  return operation;
+interface SuiteResult {
+  transactions: number;
+  skipped: number;
+  failures: string[];
+  /** Transactions the target cannot be brought to, by why. */
+  notAvailable: Map<string, string[]>;
 }
 
-const keyOf = (operationId: OperationId, status: number | string) => `${operationId} ${status}`;
-
-export async function runDredd(target: GateTarget): Promise<CheckResult> {
-  const fixtures = new Fixtures(target);
+async function runSuite<Id extends string>(target: GateTarget, suite: DreddSuite<Id>, fixtures: Fixtures): Promise<SuiteResult> {
   const failures: string[] = [];
-  /** Transactions the target cannot be brought to, by why. */
   const notAvailable = new Map<string, string[]>();
   const seen = new Set<string>();
+  const keyOf = (operationId: string, status: number | string) => `${operationId} ${status}`;
+  /** Where the target's paths start: a deployment may sit under a prefix of its own. */
+  const prefix = new URL(target.baseUrl).pathname.replace(/\/+$/, '');
+
+  const operationOf = (transaction: Transaction): OperationContract<Id> => {
+    const path = transaction.request.uri.split('?')[0]!;
+    const operation = operationAt(suite.operations, transaction.request.method, path);
+    if (!operation) throw new Error(`Dredd made a transaction for ${transaction.request.method} ${path}, which the contract does not have`);
+    return operation;
+  };
 
   const installHooks = (hooks: DreddHooks) => {
     hooks.beforeEach((transaction, done) => {
@@ -107,11 +155,13 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
         delete transaction.expected.body;
         transaction.expected.headers = {};
         try {
-          const prepared = await recipeFor(operation.servedBy, status, operation.method !== 'post')(fixtures);
-          if (prepared.query) transaction.fullPath = `${transaction.fullPath}${prepared.query}`;
-          if (operation.method === 'post') {
+          const prepared = await suite.recipe(operation, status)(fixtures);
+          // The recipe's path (with the ids of its fixtures) and query replace the examples Dredd filled in.
+          const path = prepared.path ?? transaction.request.uri.split('?')[0];
+          transaction.fullPath = `${prefix}${operation.basePath}${path}${prepared.query ?? ''}`;
+          if (operation.requestMediaType) {
             transaction.request.body = prepared.rawBody ?? JSON.stringify(prepared.body);
-            transaction.request.headers['Content-Type'] = prepared.contentType ?? 'application/json';
+            transaction.request.headers['Content-Type'] = prepared.contentType ?? operation.requestMediaType;
           }
           // Dredd sends the contract's example of every header parameter; a precondition is the recipe's to set.
           delete transaction.request.headers['If-Match'];
@@ -131,14 +181,14 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
       const operation = operationOf(transaction);
       const real = transaction.real;
       if (real) {
-        let body: unknown = real.body;
+        // Dredd leaves the body undefined when none came (a 204).
+        let body: unknown = real.body ?? '';
         try {
           body = JSON.parse(real.body);
         } catch {
           // Not JSON: responseViolations says so where JSON is declared.
         }
-        if (operation.operationId === 'createUser' && real.statusCode === 200)
-          fixtures.track((body as { user: { user_id: string } }).user.user_id);
+        suite.created(operation, real.statusCode, body, fixtures);
         const violations = responseViolations(operation, {
           status: real.statusCode,
           contentType: real.headers['content-type'] ?? null,
@@ -151,16 +201,16 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
   };
 
   (globalThis as Record<symbol, unknown>)[INSTALL_HOOKS] = installHooks;
-  silenceDredd();
   const emitter = new EventEmitter();
-  emitter.on('test fail', (test: DreddTest) => failures.push(`${test.title}: ${test.message?.trim().replace(/\s+/g, ' ')}`));
-  emitter.on('test error', (error: Error, test: DreddTest) => failures.push(`${test.title}: ${error.message}`));
+  const named = (title: string) => (suite.label === 'workspace' ? title : `${suite.label} ${title}`);
+  emitter.on('test fail', (test: DreddTest) => failures.push(`${named(test.title)}: ${test.message?.trim().replace(/\s+/g, ' ')}`));
+  emitter.on('test error', (error: Error, test: DreddTest) => failures.push(`${named(test.title)}: ${error.message}`));
 
   const Dredd = require('dredd') as DreddConstructor;
   const directory = await mkdtemp(join(tmpdir(), 'workspace-dredd-'));
   const dredd = new Dredd({
     endpoint: target.baseUrl,
-    path: [await contractWithoutHead(directory)],
+    path: [await contractWithoutHead(suite.contract, directory)],
     hookfiles: [HOOK_BRIDGE],
     emitter,
     color: false,
@@ -172,21 +222,39 @@ export async function runDredd(target: GateTarget): Promise<CheckResult> {
     );
     // Every declared status must have been a transaction: Dredd merges
     // responses it considers equal, and a merged one would go unchecked.
-    for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
+    for (const operation of suite.operations.filter((candidate) => candidate.method !== 'head')) {
       for (const { status } of operation.responses) {
         if (!seen.has(keyOf(operation.operationId, status)))
-          failures.push(`${operation.operationId} ${status}: Dredd made no transaction for this declared status`);
+          failures.push(named(`${operation.operationId} ${status}: Dredd made no transaction for this declared status`));
       }
     }
-    return {
-      name: 'dredd',
-      summary: `${stats.tests} transactions, ${stats.tests - stats.skipped - failures.length} passed, ${failures.length} failed, ${stats.skipped} not checked`,
-      failures,
-      notChecked: [...notAvailable].map(([reason, transactions]) => `${transactions.join(', ')}: ${reason}`),
-    };
+    return { transactions: stats.tests, skipped: stats.skipped, failures, notAvailable };
   } finally {
     delete (globalThis as Record<symbol, unknown>)[INSTALL_HOOKS];
-    await fixtures.cleanup();
     await rm(directory, { recursive: true, force: true });
+  }
+}
+
+export async function runDredd(target: GateTarget): Promise<CheckResult> {
+  const fixtures = new Fixtures(target);
+  silenceDredd();
+  try {
+    const workspace = await runSuite(target, WORKSPACE_SUITE, fixtures);
+    const scim = await runSuite(target, SCIM_SUITE, fixtures);
+    const failures = [...workspace.failures, ...scim.failures];
+    const transactions = workspace.transactions + scim.transactions;
+    const skipped = workspace.skipped + scim.skipped;
+    const notChecked = [
+      ...[...workspace.notAvailable].map(([reason, transactions]) => `${transactions.join(', ')}: ${reason}`),
+      ...[...scim.notAvailable].map(([reason, transactions]) => `SCIM ${transactions.join(', ')}: ${reason}`),
+    ];
+    return {
+      name: 'dredd',
+      summary: `${transactions} transactions (${workspace.transactions} workspace, ${scim.transactions} SCIM), ${transactions - skipped - failures.length} passed, ${failures.length} failed, ${skipped} not checked`,
+      failures,
+      notChecked,
+    };
+  } finally {
+    await fixtures.cleanup();
   }
 }

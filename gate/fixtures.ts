@@ -5,10 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../generated/workspace/types.js';
-import type { OperationId } from '../lib/contract/operations.js';
 import { postJson } from './http.js';
-import type { Credentials } from '../lib/contract/credentials.js';
-import type { Fault, GateTarget } from './target.js';
+import { type Credentials, scimToken } from '../lib/contract/credentials.js';
+import type { Fault, FaultSite, GateTarget } from './target.js';
 
 type Group = components['schemas']['Group'];
 type User = components['schemas']['User'];
@@ -58,6 +57,11 @@ export class Fixtures {
     const answer = await postJson(this.#target.baseUrl, `/api/public/${operation}`, { ...this.admin, ...fields });
     if (answer.status !== 200) throw new Error(`fixture ${operation} failed: ${answer.status} ${answer.text.slice(0, 300)}`);
     return answer.body;
+  }
+
+  /** SCIM's Authorization header for a key: the admin's unless another is given. */
+  scimAuthorization(credentials: Credentials = this.admin): Record<string, string> {
+    return { Authorization: `Bearer ${scimToken(credentials)}` };
   }
 
   /** Remembers a user the gate's own requests created, to delete it at the end. */
@@ -155,12 +159,12 @@ export class Fixtures {
     return this.#target.trustsForwardedFor ? { 'X-Forwarded-For': madeUpAddress() } : {};
   }
 
-  arm(operationId: OperationId, fault: Fault): void {
+  arm(site: FaultSite, fault: Fault): void {
     if (!this.#target.faults)
       throw new NotAvailable(
         `a ${fault === 'internal' ? '500' : '503'} needs an injected fault, which only the gate's self-check (the app in process) takes`,
       );
-    this.#target.faults.arm(operationId, fault);
+    this.#target.faults.arm(site, fault);
   }
 
   /** Deletes the users, the group and the key the gate created. */

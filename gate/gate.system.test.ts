@@ -12,7 +12,7 @@ import { StreamedJson } from '../server/http/streamed-json.js';
 import { createTestDatabase } from '../server/testing/database.js';
 import { type OwnTargetOptions, startOwnTarget } from '../server/testing/gate-target.js';
 import { startServiceProcess } from '../lib/testing/service-process.js';
-import { CONTRACT_OPERATIONS } from './contract-schemas.js';
+import { CONTRACT_OPERATIONS, SCIM_CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { DEFAULT_FUZZ_RUNS } from './fuzz.js';
 import { CHECKS, type CheckName, passed, runGate } from './gate.js';
 import { type CheckResult, formatReport } from './report.js';
@@ -38,15 +38,16 @@ describe('the contract gate', { timeout: 600_000 }, () => {
       ['routes', 'dredd', 'fuzz', 'hostile', 'prism proxy', 'mock parity'],
     );
     assert.match(results[3]!.summary, /^(2[5-9]|[3-9]\d) hostile requests, 0 failures$/);
-    assert.match(results[1]!.summary, /^173 transactions, 173 passed, 0 failed, 0 not checked$/);
-    // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22".
+    assert.match(results[1]!.summary, /^385 transactions \(173 workspace, 212 SCIM\), 385 passed, 0 failed, 0 not checked$/);
+    // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22", "SCIM patchUser invalid: 400×100".
     const tallies = results[2]!.details ?? [];
-    assert.equal(tallies.length, CONTRACT_OPERATIONS.length * 2);
+    assert.equal(tallies.length, (CONTRACT_OPERATIONS.length + SCIM_CONTRACT_OPERATIONS.length) * 2);
     assert.equal(CONTRACT_OPERATIONS.length, 24, 'sixteen JSON operations, four GETs and their four HEADs');
+    assert.equal(SCIM_CONTRACT_OPERATIONS.length, 17, 'five discovery operations, six on Users and six on Groups');
     for (const tally of tallies) {
       const sent = [...tally.matchAll(/×(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
       assert.ok(sent >= 100, `only ${sent} requests: ${tally}`);
-      if (tally.includes(' invalid:')) assert.match(tally, /^\w+ invalid: 400×\d+$/, 'every invalid request refused with 400');
+      if (tally.includes(' invalid:')) assert.match(tally, /^(SCIM )?\w+ invalid: 400×\d+$/, 'every invalid request refused with 400');
     }
   });
 
@@ -124,8 +125,8 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       // Every check, with a short fuzz: the full one runs against the app in process above.
       const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '5'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
-      assert.match(run.stdout, /ok {3}dredd: 173 transactions, 138 passed, 0 failed, 35 not checked/);
-      assert.match(run.stdout, /ok {3}fuzz: 24 operations, 240 requests \(120 valid, 120 invalid\), 0 failures/);
+      assert.match(run.stdout, /ok {3}dredd: 385 transactions \(173 workspace, 212 SCIM\), 309 passed, 0 failed, 76 not checked/);
+      assert.match(run.stdout, /ok {3}fuzz: 41 operations, 410 requests \(205 valid, 205 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
       // At once again: its failed checks and its 429s locked nothing out.
       const again = await runScript('gate/main.ts', ['--base-url', service.url, '--only', 'dredd'], env);
@@ -152,8 +153,8 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     const run = await runScript('gate/main.ts', ['--only', 'routes,dredd,hostile'], {});
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /against its own deployment \(the compiled service on a temporary SQLite database, response validation on\)/);
-    // Every declared status but the injected 500s and 503s (18 + 17), which only the self-check above reaches.
-    assert.match(run.stdout, /ok {3}dredd: 173 transactions, 138 passed, 0 failed, 35 not checked/);
+    // Every declared status but the injected 500s and 503s (workspace 18 + 17, SCIM 23 + 18: a body operation is a transaction per media type), which only the self-check above reaches.
+    assert.match(run.stdout, /ok {3}dredd: 385 transactions \(173 workspace, 212 SCIM\), 309 passed, 0 failed, 76 not checked/);
     assert.match(run.stdout, /ok {3}hostile: \d+ hostile requests, 0 failures/);
   });
 

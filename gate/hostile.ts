@@ -4,14 +4,18 @@
  * unpaired surrogates, look-alike and invisible characters in usernames,
  * secrets in the query string and headers, other spellings of paths, request
  * smuggling headers, duplicate lengths, a declared length far over the limit,
- * deep nesting and very long header lines.
+ * deep nesting and very long header lines; and for SCIM, wrong bearer tokens,
+ * filters that try to end the SQL or nest deep, PATCH paths into JavaScript's
+ * objects, and ids that climb out of their path.
  *
- * Every answer must be a 4xx in the contract's error shape (JSON with
- * `error_message` and `code`), nothing stored may change, and, where the gate
- * can read the service's log, no secret sent may appear in it.
+ * Every answer must be a 4xx in its contract's error shape (the workspace
+ * API's JSON with `error_message` and `code`; under /scim/v2, SCIM's Error
+ * with its `scimType`), nothing stored may change, and, where the gate can
+ * read the service's log, no secret sent may appear in it.
  */
 import { deflateSync, gzipSync } from 'node:zlib';
 import { rawRequest } from '../lib/testing/raw-http.js';
+import { scimToken } from '../lib/contract/credentials.js';
 import { Fixtures } from './fixtures.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
@@ -20,37 +24,46 @@ interface HostileCase {
   name: string;
   /** The whole request as sent on the socket. */
   request: Buffer;
+  /** Whose error shape the answer must have. */
+  shape: 'workspace' | 'scim';
 }
 
 /** Secrets planted where they do not belong; none may reach the log. */
-const PLANTED = ['Planted-Query-Secret-9f3', 'Planted-Header-Secret-4c1', 'Planted-Body-Secret-7a2'] as const;
+const PLANTED = [
+  'Planted-Query-Secret-9f3',
+  'Planted-Header-Secret-4c1',
+  'Planted-Body-Secret-7a2',
+  'Planted-Bearer-Secret-2d8',
+  'Planted-Basic-Secret-6b0',
+] as const;
 
-function post(path: string, body: Buffer | string, headers: Record<string, string | number> = {}): Buffer {
+function send(method: string, path: string, body: Buffer | string, headers: Record<string, string | number> = {}): Buffer {
   const payload = typeof body === 'string' ? Buffer.from(body) : body;
   const head = Object.entries({
     Host: 'gate',
-    'Content-Type': 'application/json',
-    'Content-Length': payload.length,
+    ...(payload.length > 0 || method !== 'GET' ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}),
     Connection: 'close',
     ...headers,
   })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  return Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\n${head}\r\n`), payload]);
+  return Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\n${head}\r\n`), payload]);
 }
+
+const post = (path: string, body: Buffer | string, headers: Record<string, string | number> = {}) => send('POST', path, body, headers);
 
 const raw = (text: string) => Buffer.from(text, 'latin1');
 
 /** A name in full-width forms: the same user, once width-mapped. */
 const fullWidth = (text: string) => text.replace(/[\x21-\x7e]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
 
-function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
+function workspaceCorpus(target: GateTarget, existingUsername: string): HostileCase[] {
   const { api_key, api_key_secret } = target.admin;
   const credentials = `"api_key":${JSON.stringify(api_key)},"api_key_secret":${JSON.stringify(api_key_secret)}`;
   const createUser = (username: string) => JSON.stringify({ api_key, api_key_secret, target_user: { username } });
   const [querySecret, headerSecret, bodySecret] = PLANTED;
   const cases: HostileCase[] = [];
-  const add = (name: string, request: Buffer) => cases.push({ name, request });
+  const add = (name: string, request: Buffer) => cases.push({ name, request, shape: 'workspace' });
 
   // Secrets in the wrong place.
   add(
@@ -199,16 +212,111 @@ function corpus(target: GateTarget, existingUsername: string): HostileCase[] {
   return cases;
 }
 
+const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+function scimCorpus(target: GateTarget, existing: { username: string; user_id: string }): HostileCase[] {
+  const { api_key } = target.admin;
+  const [querySecret, , , bearerSecret, basicSecret] = PLANTED;
+  const bearer = { Authorization: `Bearer ${scimToken(target.admin)}` };
+  const scimJson = { ...bearer, 'Content-Type': 'application/scim+json' };
+  const filter = (text: string) => `/scim/v2/Users?filter=${encodeURIComponent(text)}`;
+  const patch = (operations: string) =>
+    send('PATCH', `/scim/v2/Users/${existing.user_id}`, `{"schemas":["${PATCH_OP}"],"Operations":${operations}}`, scimJson);
+  const createUser = (userName: string) => post('/scim/v2/Users', JSON.stringify({ schemas: [SCIM_USER], userName }), scimJson);
+  const cases: HostileCase[] = [];
+  const add = (name: string, request: Buffer) => cases.push({ name: `SCIM: ${name}`, request, shape: 'scim' });
+
+  // Credentials that are wrong, or where they do not belong.
+  add('a bearer token with a wrong secret', send('GET', '/scim/v2/Users', '', { Authorization: `Bearer ${api_key}.${bearerSecret}` }));
+  add(
+    'Basic credentials with a wrong secret',
+    send('GET', '/scim/v2/Groups', '', { Authorization: `Basic ${Buffer.from(`${api_key}:${basicSecret}`).toString('base64')}` }),
+  );
+  add('a bearer token without its secret', send('GET', '/scim/v2/Users', '', { Authorization: `Bearer ${api_key}` }));
+  add('a secret in the query string', send('GET', `/scim/v2/Users?api_key_secret=${querySecret}`, '', bearer));
+
+  // Filters that try to end the SQL, or nest until a parser gives up.
+  add('a filter that tries to end the SQL string', send('GET', filter(`userName eq "x" or 1=1 --`), '', bearer));
+  add('a filter with a quote left open', send('GET', filter(`userName eq "x\\"); DROP TABLE users; --`), '', bearer));
+  add('a filter opening 1,000 parentheses', send('GET', filter(`${'('.repeat(1_000)}userName eq "x"`), '', bearer));
+  add('a filter naming an object internal', send('GET', filter('__proto__ pr'), '', bearer));
+  add('a filter within a value filter', send('GET', filter('emails[type eq "work"][value eq "x"]'), '', bearer));
+
+  // PATCHes that would reach JavaScript's objects, or names that would impersonate.
+  add('a PATCH path into Object.prototype', patch(`[{"op":"add","path":"__proto__.polluted","value":"yes"}]`));
+  add('a PATCH path through constructor.prototype', patch(`[{"op":"replace","path":"constructor.prototype.polluted","value":"yes"}]`));
+  add('a PATCH value with a __proto__ key', patch(`[{"op":"add","path":"name","value":{"__proto__":{"polluted":"yes"}}}]`));
+  add(
+    'a PATCH at a version past 2^64',
+    send(
+      'PATCH',
+      `/scim/v2/Users/${existing.user_id}`,
+      JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }),
+      { ...scimJson, 'If-Match': 'W/"18446744073709551617"' },
+    ),
+  );
+  add('the full-width form of an existing userName', createUser(fullWidth(existing.username)));
+  add('a userName with a bidi override', createUser('user\u202eexe.txt'));
+  add('a userName with a zero-width space', createUser('admin\u200b'));
+  add(
+    'JSON nested 10,000 deep',
+    post(
+      '/scim/v2/Users',
+      `{"schemas":["${SCIM_USER}"],"userName":"deep@example.com","name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+      scimJson,
+    ),
+  );
+  add(
+    'application/scim+json in UTF-16',
+    post('/scim/v2/Users', JSON.stringify({ schemas: [SCIM_USER], userName: 'utf16@example.com' }), {
+      ...bearer,
+      'Content-Type': 'application/scim+json; charset=utf-16',
+    }),
+  );
+  add(
+    'a chunked body of 64 KiB, twice the limit',
+    raw(
+      `POST /scim/v2/Users HTTP/1.1\r\nHost: gate\r\nAuthorization: ${bearer.Authorization}\r\nContent-Type: application/scim+json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${'4000\r\n'.concat(' '.repeat(0x4000), '\r\n').repeat(4)}0\r\n\r\n`,
+    ),
+  );
+
+  // Ids and paths that climb out or are spelt otherwise.
+  for (const path of [
+    '/scim/v2/Users/..%2F..%2Fapi%2Fpublic%2Fget_users',
+    `/scim/v2/Users/${existing.user_id}%00`,
+    '/scim/v2/Users/',
+    '/scim/v2//Users',
+    '/scim/v2/users',
+    '/scim/v2/Users/x/y',
+  ]) {
+    add(`the path ${path}`, send('GET', path, '', bearer));
+  }
+  return cases;
+}
+
+const isWorkspaceError = (body: { error_message?: unknown; code?: unknown }) =>
+  typeof body.error_message === 'string' && typeof body.code === 'string';
+
+const isScimError = (body: { schemas?: unknown; status?: unknown; scimType?: unknown; detail?: unknown }) =>
+  Array.isArray(body.schemas) &&
+  body.schemas.includes('urn:ietf:params:scim:api:messages:2.0:Error') &&
+  typeof body.status === 'string' &&
+  typeof body.scimType === 'string' &&
+  typeof body.detail === 'string';
+
 /** What is wrong with one answer, if anything. */
-function problemsWith(answer: Awaited<ReturnType<typeof rawRequest>>): string[] {
+function problemsWith(answer: Awaited<ReturnType<typeof rawRequest>>, shape: HostileCase['shape']): string[] {
   if (answer.status === 0) return ['no answer'];
   const problems: string[] = [];
   if (answer.status < 400 || answer.status >= 500) problems.push(`answered ${answer.status}, not a 4xx`);
-  if (!/^application\/json/.test(answer.headers['content-type'] ?? ''))
-    problems.push(`answered ${answer.headers['content-type'] ?? 'no content type'}, not JSON`);
+  const mediaType = shape === 'scim' ? /^application\/scim\+json/ : /^application\/json/;
+  if (!mediaType.test(answer.headers['content-type'] ?? ''))
+    problems.push(`answered ${answer.headers['content-type'] ?? 'no content type'}, not ${shape === 'scim' ? 'SCIM' : ''} JSON`);
   try {
-    const body = JSON.parse(answer.body) as { error_message?: unknown; code?: unknown };
-    if (typeof body.error_message !== 'string' || typeof body.code !== 'string') problems.push('the body is not the error shape');
+    const body = JSON.parse(answer.body) as Record<string, unknown>;
+    if (!(shape === 'scim' ? isScimError(body) : isWorkspaceError(body))) problems.push(`the body is not the ${shape} error shape`);
   } catch {
     problems.push(`the body is not JSON: ${answer.body.slice(0, 120)}`);
   }
@@ -220,11 +328,12 @@ export async function runHostileCorpus(target: GateTarget): Promise<CheckResult>
   const fixtures = new Fixtures(target);
   let cases: HostileCase[];
   try {
-    cases = corpus(target, (await fixtures.user()).username);
+    const existing = await fixtures.user();
+    cases = [...workspaceCorpus(target, existing.username), ...scimCorpus(target, existing)];
     let stored = await target.snapshot();
-    for (const { name, request } of cases) {
+    for (const { name, request, shape } of cases) {
       const answer = await rawRequest(target.baseUrl, request, { waitMs: 10_000 });
-      const problems = problemsWith(answer);
+      const problems = problemsWith(answer, shape);
       const now = await target.snapshot();
       if (now !== stored) problems.push('changed what is stored');
       stored = now;

@@ -1,4 +1,5 @@
 /** The gate's one way to send a request and read the whole answer. */
+import type { HttpMethod } from './contract-schemas.js';
 
 export interface Answer {
   status: number;
@@ -10,7 +11,7 @@ export interface Answer {
 }
 
 export interface RawRequest {
-  method: 'GET' | 'HEAD' | 'POST';
+  method: HttpMethod;
   /** Path and query, e.g. `/api/public/get_user` or `/healthz?x=1`. */
   path: string;
   headers?: Record<string, string>;

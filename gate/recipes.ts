@@ -9,7 +9,9 @@ import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
 import { type Fixtures, randomHex } from './fixtures.js';
 
 export interface PreparedRequest {
-  /** The JSON body (POST operations). */
+  /** The path under the contract's base, with the fixtures' ids (`/Users/…`); the contract's example path when left out. */
+  path?: string;
+  /** The JSON body (operations that take one). */
   body?: Record<string, unknown>;
   /** Sent instead of the JSON of `body`. */
   rawBody?: string;
@@ -19,7 +21,7 @@ export interface PreparedRequest {
   query?: string;
 }
 
-type Recipe = (fixtures: Fixtures) => Promise<PreparedRequest>;
+export type Recipe = (fixtures: Fixtures) => Promise<PreparedRequest>;
 
 /** A request that passes the contract and authenticates, and would change or find nothing in particular. */
 function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string, unknown> {

@@ -9,7 +9,7 @@
  * the contract (GateTarget.routes), which no probe from outside can prove.
  */
 import { SCIM_OPERATIONS } from '../lib/contract/scim-operations.js';
-import { CONTRACT_OPERATIONS } from './contract-schemas.js';
+import { CONTRACT_OPERATIONS, SCIM_CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { send } from './http.js';
 import type { CheckResult } from './report.js';
 import type { GateTarget } from './target.js';
@@ -32,6 +32,51 @@ const isErrorShape = (body: unknown) =>
   body !== null &&
   typeof (body as { error_message?: unknown }).error_message === 'string' &&
   typeof (body as { code?: unknown }).code === 'string';
+
+const isScimErrorShape = (body: unknown) =>
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as { scimType?: unknown }).scimType === 'string' &&
+  typeof (body as { detail?: unknown }).detail === 'string';
+
+const SCIM_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * SCIM's routes from outside: each of the contract's paths (with an id no resource has)
+ * answers its own methods with anything but a 404, the others with a 405, and another
+ * spelling of it (a trailing slash, another case) with a 404, all in SCIM's error shape.
+ */
+async function probeScimRoutes(target: GateTarget, failures: string[]): Promise<number> {
+  let probes = 0;
+  const paths = new Map<string, Set<string>>();
+  for (const operation of SCIM_CONTRACT_OPERATIONS) {
+    const path = operation.basePath + operation.path.replace('{id}', 'no-such-resource');
+    paths.set(path, (paths.get(path) ?? new Set()).add(operation.httpMethod));
+  }
+  for (const [path, methods] of paths) {
+    for (const method of SCIM_METHODS) {
+      const withBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+      const answer = await send(target.baseUrl, {
+        method,
+        path,
+        headers: { 'Content-Type': 'application/scim+json' },
+        body: withBody ? '{}' : undefined,
+      });
+      probes++;
+      // Without credentials, a served method is refused (400 or 401) before any lookup could miss.
+      const served = answer.status !== 404 && answer.status !== 405;
+      if (methods.has(method) ? !served : answer.status !== 405)
+        failures.push(`${method} ${path} answered ${answer.status}, ${methods.has(method) ? 'as if not served' : 'not a 405'}`);
+      else if (!isScimErrorShape(answer.body)) failures.push(`${method} ${path} answered ${answer.status} outside SCIM's error shape`);
+    }
+    for (const spelling of [`${path}/`, path.toUpperCase()]) {
+      const answer = await send(target.baseUrl, { method: 'GET', path: spelling });
+      probes++;
+      if (answer.status !== 404) failures.push(`GET ${spelling}, another spelling of ${path}, answered ${answer.status}, not a 404`);
+    }
+  }
+  return probes;
+}
 
 export async function runRouteCoverage(target: GateTarget): Promise<CheckResult> {
   const failures: string[] = [];
@@ -97,6 +142,7 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
         );
     }
   }
+  probes += await probeScimRoutes(target, failures);
   if (target.routes) {
     const routes = target.routes().sort();
     // SCIM (/scim/v2) is a contract of its own, routed by the same app.
@@ -110,7 +156,7 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
   }
   return {
     name: 'routes',
-    summary: `${CONTRACT_OPERATIONS.length} operations served, ${UNDESCRIBED.length} undescribed paths refused (${probes} probes)${target.routes ? ', routing table equals the contract' : ''}`,
+    summary: `${CONTRACT_OPERATIONS.length} workspace and ${SCIM_CONTRACT_OPERATIONS.length} SCIM operations served, ${UNDESCRIBED.length} undescribed paths refused (${probes} probes)${target.routes ? ', routing table equals the contracts' : ''}`,
     failures,
     notChecked: target.routes ? [] : ['the routing table itself: only visible with the app in process (the self-check)'],
   };

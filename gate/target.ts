@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../generated/workspace/types.js';
 import { type OperationId, PERMISSIONS, type Permission } from '../lib/contract/operations.js';
+import type { ScimOperationId } from '../lib/contract/scim-operations.js';
 import { runScript } from '../lib/testing/run-script.js';
 import { postJson } from './http.js';
 import type { Credentials } from '../lib/contract/credentials.js';
@@ -34,9 +35,12 @@ type Group = components['schemas']['Group'];
 
 export type Fault = 'internal' | 'unavailable';
 
+/** Where a fault is injected: a workspace operation, or a SCIM one (whose ids repeat some of the workspace's). */
+export type FaultSite = OperationId | `SCIM ${ScimOperationId}`;
+
 /** Makes the next call of one operation fail the way a broken database or a bug would. */
 export interface FaultSwitch {
-  arm(operationId: OperationId, fault: Fault): void;
+  arm(site: FaultSite, fault: Fault): void;
 }
 
 export interface GateTarget {

@@ -24,7 +24,9 @@ import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
 import { ServiceMetrics } from './metrics.js';
 import type { Store } from './store/repositories.js';
+import { isScimRequest, scimErrorHandler } from './scim/errors.js';
 import { mountScim } from './scim/routes.js';
+import type { ScimHandlers } from './scim/types.js';
 
 export interface AppParts {
   /** The keys' store, for authentication (the handlers hold their own). */
@@ -33,6 +35,8 @@ export interface AppParts {
   handlers: Handlers;
   /** The contract's checks before the routes: contractValidation() (http/contract-validation.ts). */
   validation: (RequestHandler | ErrorRequestHandler)[];
+  /** One handler per SCIM operation: createScimHandlers() (scim/routes.ts). */
+  scimHandlers: ScimHandlers;
   /** The SCIM contract's checks before its routes: scimContractValidation() (scim/contract.ts). */
   scimValidation: (RequestHandler | ErrorRequestHandler)[];
   logger: Logger;
@@ -48,10 +52,15 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/** A failure found before routing (an over-long stream), answered in the shape of the protocol its path speaks. */
+const answerInItsProtocol: ErrorRequestHandler = (error, req, res, next) =>
+  (isScimRequest(req) ? scimErrorHandler : errorHandler)(error, req, res, next);
+
 export function createApp({
   store,
   handlers,
   validation,
+  scimHandlers,
   scimValidation,
   logger,
   authThrottle,
@@ -74,13 +83,13 @@ export function createApp({
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
   app.use(
     refuseUnreadableBody(BODY_LIMIT_BYTES),
-    refuseOverlongStream(BODY_LIMIT_BYTES, errorHandler),
+    refuseOverlongStream(BODY_LIMIT_BYTES, answerInItsProtocol),
     ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),
   );
   // One throttle of failed credential checks, whichever protocol a client speaks.
   const throttle = new AuthThrottle(authThrottle);
   // 2. SCIM under /scim/v2, with its own contract, routes and error answers (scim/routes.ts).
-  mountScim(app, { store, throttle, validation: scimValidation });
+  mountScim(app, { store, handlers: scimHandlers, throttle, validation: scimValidation });
   // 3. The contract: every request, and every response when asked.
   app.use(validation);
   // 4. One route per operation of the contract, behind its permission.

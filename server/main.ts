@@ -22,6 +22,7 @@ import { openStore, StoreOpenError } from './store/open-store.js';
 import { createHandlers } from './handlers/index.js';
 import { contractValidation } from './http/contract-validation.js';
 import { scimContractValidation } from './scim/contract.js';
+import { createScimHandlers } from './scim/routes.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     store,
     handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness }),
     validation: contractValidation({ responses: config.validateResponses }),
+    scimHandlers: createScimHandlers(store),
     scimValidation: scimContractValidation({ responses: config.validateResponses }),
     logger,
     authThrottle: config.authThrottle,

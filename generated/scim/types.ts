@@ -294,20 +294,24 @@ export interface components {
          *     shows, made through SCIM or through the workspace API alike.
          */
         EntityTag: string;
-        /** @description The resource's metadata (RFC 7643, 3.1). `version` is the `ETag` the answer also sends. */
+        /**
+         * @description The resource's metadata (RFC 7643, 3.1). `version` is the `ETag` the answer also sends.
+         *     Every sub-attribute is there unless `attributes` or `excludedAttributes` (which may name
+         *     `meta.created` and the like) leave it out.
+         */
         Meta: {
             /** @enum {string} */
-            resourceType: "User" | "Group";
+            resourceType?: "User" | "Group";
             /** Format: date-time */
-            created: string;
+            created?: string;
             /**
              * Format: date-time
              * @description The time of the change that gave the resource its version.
              */
-            lastModified: string;
+            lastModified?: string;
             /** @description The resource's own address. */
-            location: string;
-            version: components["schemas"]["EntityTag"];
+            location?: string;
+            version?: components["schemas"]["EntityTag"];
         };
         /**
          * @description A user of the directory as SCIM shows it (RFC 7643, 4.1, with the enterprise extension's
@@ -498,6 +502,25 @@ export interface components {
         };
     };
     responses: {
+        /** @description A request the service cannot run, and `scimType` says why: `invalidFilter` (a filter it cannot parse or run), `invalidValue` (a value an attribute does not take: a username the profile refuses, a password the policy refuses, an unknown member), `invalidSyntax` (a body that is not JSON, or that the contract refuses for its shape; a body the contract accepts is never refused so), `invalidPath` (a PATCH path it cannot read), `noTarget` (a PATCH `remove` of nothing), `mutability` (a change to what the service sets, such as `id`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "400",
+                 *       "scimType": "invalidFilter",
+                 *       "detail": "cannot filter on \"nickName\""
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
         /** @description No credentials, or wrong ones: an unknown key, a wrong secret, an expired or revoked key all get this same answer. */
         Unauthorized: {
             headers: {
@@ -514,25 +537,6 @@ export interface components {
                  *       "status": "401",
                  *       "scimType": "invalidCredentials",
                  *       "detail": "Invalid API key or secret"
-                 *     }
-                 */
-                "application/scim+json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The key is valid but lacks the operation's permission. */
-        Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "schemas": [
-                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
-                 *       ],
-                 *       "status": "403",
-                 *       "scimType": "permissionDenied",
-                 *       "detail": "This API key lacks the users_create permission"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -597,8 +601,8 @@ export interface components {
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
-        /** @description A request the service cannot run, and `scimType` says why: `invalidFilter` (a filter it cannot parse or run), `invalidValue` (a value an attribute does not take: a username the profile refuses, a password the policy refuses, an unknown member), `invalidSyntax` (a body that is not JSON, or not of the request's shape), `invalidPath` (a PATCH path it cannot read), `noTarget` (a PATCH `remove` of nothing), `mutability` (a change to what the service sets, such as `id`). */
-        BadRequest: {
+        /** @description The key is valid but lacks the operation's permission. */
+        Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
@@ -608,9 +612,9 @@ export interface components {
                  *       "schemas": [
                  *         "urn:ietf:params:scim:api:messages:2.0:Error"
                  *       ],
-                 *       "status": "400",
-                 *       "scimType": "invalidFilter",
-                 *       "detail": "cannot filter on \"nickName\""
+                 *       "status": "403",
+                 *       "scimType": "permissionDenied",
+                 *       "detail": "This API key lacks the users_create permission"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -843,8 +847,8 @@ export interface operations {
                     "application/scim+json": components["schemas"]["DiscoveryDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -888,8 +892,8 @@ export interface operations {
                     "application/scim+json": components["schemas"]["DiscoveryList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -929,8 +933,8 @@ export interface operations {
                     "application/scim+json": components["schemas"]["DiscoveryDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -985,8 +989,8 @@ export interface operations {
                     "application/scim+json": components["schemas"]["DiscoveryList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1036,8 +1040,8 @@ export interface operations {
                     "application/scim+json": components["schemas"]["DiscoveryDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1353,6 +1357,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -1723,6 +1728,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

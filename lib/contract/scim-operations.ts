@@ -4,7 +4,7 @@
  * contracts: so that openapi/ stays the single source of truth.
  */
 import type { operations } from '../../generated/scim/types.js';
-import { type OpenApiDocument, readContract } from './document.js';
+import { type OpenApiDocument, readContract, resolveReference } from './document.js';
 import { PERMISSIONS, type Permission, type RequiredPermission } from './operations.js';
 
 export const SCIM_DOCUMENT: Readonly<OpenApiDocument> = readContract('scim');
@@ -20,6 +20,8 @@ export interface ScimOperation {
   /** The path as express routes it, under SCIM_BASE_PATH: `/scim/v2/Users/:id`. */
   route: string;
   permission: Exclude<RequiredPermission, 'none'>;
+  /** The query parameters the operation declares, by name. */
+  queryParameters: string[];
 }
 
 function permissionOf(operationId: string, value: unknown): ScimOperation['permission'] {
@@ -32,12 +34,16 @@ const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 /** Every operation of the SCIM contract, in its order. */
 export const SCIM_OPERATIONS: readonly ScimOperation[] = Object.entries(SCIM_DOCUMENT.paths as Record<string, OpenApiDocument>).flatMap(
   ([path, item]) =>
-    Object.entries(item as Record<string, { operationId: string; 'x-permission'?: unknown }>)
+    Object.entries(item as Record<string, { operationId: string; 'x-permission'?: unknown; parameters?: OpenApiDocument[] }>)
       .filter(([method]) => METHODS.has(method))
       .map(([method, operation]) => ({
         operationId: operation.operationId as ScimOperationId,
         method: method as ScimOperation['method'],
         route: SCIM_BASE_PATH + path.replace(/\{(\w+)\}/g, ':$1'),
         permission: permissionOf(operation.operationId, operation['x-permission']),
+        queryParameters: (operation.parameters ?? [])
+          .map((parameter) => resolveReference(SCIM_DOCUMENT, parameter)!)
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => parameter.name as string),
       })),
 );

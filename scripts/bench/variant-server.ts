@@ -13,6 +13,7 @@ import { loadConfig } from '../../server/config.js';
 import { createHandlers } from '../../server/handlers/index.js';
 import { contractValidation } from '../../server/http/contract-validation.js';
 import { scimContractValidation } from '../../server/scim/contract.js';
+import { createScimHandlers } from '../../server/scim/routes.js';
 import { serve } from '../../server/http/lifecycle.js';
 import { createLogger } from '../../server/logger.js';
 import { type AuditTrail, AuditWriter } from '../../server/store/audit-repository.js';
@@ -35,6 +36,7 @@ const app = createApp({
   store,
   handlers: createHandlers({ store }),
   validation: variant === 'no-validation' ? unvalidated : contractValidation({ responses: false }),
+  scimHandlers: createScimHandlers(store),
   scimValidation: scimContractValidation({ responses: false }),
   logger,
   authThrottle: config.authThrottle,

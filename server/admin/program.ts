@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CommandFailure as AdminError, runProgram } from '../../lib/command-line.js';
 import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
+import { scimToken } from '../../lib/contract/credentials.js';
 import { printAuditEvents, printJson, printTable, type Screen, terminalSafe } from '../../lib/terminal-output.js';
 import { issueApiKey } from '../keys/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
@@ -121,7 +122,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
         api_key: issued.record.api_key,
         api_key_secret: issued.secret,
         // What an identity provider is given to provision the directory over SCIM (Authorization: Bearer …).
-        scim_token: `${issued.record.api_key}.${issued.secret}`,
+        scim_token: scimToken({ api_key: issued.record.api_key, api_key_secret: issued.secret }),
         name: issued.record.name,
         permissions: issued.record.permissions,
         expires: issued.record.expires,

@@ -5,11 +5,19 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { openApiValidator } from '../http/contract-validation.js';
-import { SCIM_BASE_PATH, SCIM_DOCUMENT } from '../../lib/contract/scim-operations.js';
+import { SCIM_DOCUMENT, SCIM_OPERATIONS } from '../../lib/contract/scim-operations.js';
 
 export { SCIM_BASE_PATH, SCIM_OPERATIONS, type ScimOperation, type ScimOperationId } from '../../lib/contract/scim-operations.js';
 
+/**
+ * The paths the SCIM routes answer, in the contract's own spelling only: any other (a trailing
+ * slash, `//`), which the validator would match to an operation, goes to SCIM's 404 unvalidated.
+ */
+const SCIM_PATHS = [...new Set(SCIM_OPERATIONS.map((operation) => operation.route))].map(
+  (route) => new RegExp(`^${route.replace(/:\w+/g, '[^/]+')}$`),
+);
+
 /** The SCIM contract's validator: requests always, answers when asked (VALIDATE_RESPONSES). Its refusals go to scimErrorHandler. */
 export function scimContractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
-  return openApiValidator(SCIM_DOCUMENT, { responses, ignorePaths: (path) => !path.startsWith(`${SCIM_BASE_PATH}/`) });
+  return openApiValidator(SCIM_DOCUMENT, { responses, ignorePaths: (path) => !SCIM_PATHS.some((pattern) => pattern.test(path)) });
 }

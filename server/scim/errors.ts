@@ -3,7 +3,8 @@
  * the SCIM contract's validator, the shared rules or the database, as the
  * SCIM document's Error, always with a `scimType` (openapi/scim Error.yaml).
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { SCIM_BASE_PATH } from '../../lib/contract/scim-operations.js';
 import type { components } from '../../generated/scim/types.js';
 import { errorHandlerAnswering, toServiceError } from '../http/error-handler.js';
 import { type ValidatorError, isValidatorError } from '../http/validation-errors.js';
@@ -125,6 +126,9 @@ export const scimErrorBody = (failure: ScimFailure): ScimErrorBody => ({
 });
 
 /** The last SCIM route: a path under /scim/v2 that names no resource. */
+/** Whether a request is SCIM's (its path under /scim/v2): its failures are answered in SCIM's shape. */
+export const isScimRequest = (req: Request) => req.path === SCIM_BASE_PATH || req.path.startsWith(`${SCIM_BASE_PATH}/`);
+
 export const scimNotFound: RequestHandler = (req) => {
   throw routeNotFound(req.method, req.originalUrl.split('?')[0] ?? req.path);
 };

@@ -5,12 +5,40 @@
  * (user-resource.ts, group-resource.ts), so that what a PATCH can set is
  * exactly what a replacement can. Its refusals become SCIM's.
  */
-import { InvalidScimPatch, type ScimPatchOperation, type ScimResource, ScimError as ScimPatchError, scimPatch } from 'scim-patch';
+import {
+  InvalidScimPatch,
+  InvalidScimPatchRequest,
+  InvalidScimRemoveValue,
+  type ScimPatchOperation,
+  type ScimResource,
+  ScimError as ScimPatchError,
+  scimPatch,
+} from 'scim-patch';
 import { shortened } from '../service-errors.js';
-import { invalidPath, invalidSyntax, invalidValue, mutability, noTarget } from './errors.js';
+import { invalidPath, invalidValue, mutability, noTarget } from './errors.js';
 
 /** Attributes the service sets: a PATCH naming them is refused (RFC 7644, 3.5.2: mutability). */
 const READ_ONLY = /^(id|meta)([.[]|$)/i;
+
+/**
+ * Names that lead out of a resource into JavaScript's objects. The library
+ * walks a path by its names, so `__proto__.x` would set `x` on every object
+ * of the process (the gate's hostile corpus tries it). No SCIM attribute has
+ * one of them.
+ */
+const OBJECT_INTERNALS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Whether a path names an object internal outside its quoted filter values. */
+function reachesObjectInternals(path: string): boolean {
+  const names = path.replace(/"(?:[^"\\]|\\.)*"/g, '""').split(/[^\w$]+/);
+  return names.some((name) => OBJECT_INTERNALS.has(name));
+}
+
+/** Whether a value holds a key `__proto__` (JSON.parse makes it an own key; copying it would replace a prototype). */
+function holdsPrototypeKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, inner]) => key === '__proto__' || holdsPrototypeKey(inner));
+}
 
 interface PatchBody {
   Operations: { op: string; path?: string; value?: unknown }[];
@@ -39,8 +67,14 @@ export function patched(resource: object, body: unknown): Record<string, unknown
   const operations = (body as PatchBody).Operations.flatMap((operation) =>
     removalsByValue({ ...operation, op: operation.op.toLowerCase() }),
   );
-  for (const { path } of operations) {
+  for (const { op, path, value } of operations) {
+    if (path !== undefined && reachesObjectInternals(path)) throw invalidPath(`"${shortened(path)}" names no attribute`);
+    if (holdsPrototypeKey(value)) throw invalidValue('a value may not hold a "__proto__" key');
     if (path !== undefined && READ_ONLY.test(path)) throw mutability(`"${shortened(path)}" is set by the service`);
+    // Without a path the target is the resource itself (RFC 7644, 3.5.2.1 and 3.5.2.3): only
+    // attributes to set will do. The library would put anything else in the resource's place.
+    if (path === undefined && op !== 'remove' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+      throw invalidValue(`"${op}" without a path needs an object of attributes as its value`);
   }
   try {
     return scimPatch(structuredClone(resource) as unknown as ScimResource, operations as ScimPatchOperation[], {
@@ -50,9 +84,12 @@ export function patched(resource: object, body: unknown): Record<string, unknown
   } catch (error) {
     if (!(error instanceof ScimPatchError)) throw error;
     const detail = shortened(error.message);
-    // The library names RFC 7644's scimType for some of its refusals (noTarget, invalidSyntax).
+    // The library names RFC 7644's noTarget where it applies. What else it refuses, the contract
+    // has accepted, so never `invalidSyntax` (a body the contract refuses): an operation it cannot
+    // apply (a `replace` without a value, a `remove` with one) is a value refused, and the rest of
+    // its patch errors are paths it cannot follow.
     if (error.scimCode === 'noTarget') throw noTarget(detail);
-    if (error.scimCode === 'invalidSyntax') throw invalidSyntax(detail);
+    if (error instanceof InvalidScimPatchRequest || error instanceof InvalidScimRemoveValue) throw invalidValue(detail);
     throw error instanceof InvalidScimPatch ? invalidPath(detail) : invalidValue(detail);
   }
 }

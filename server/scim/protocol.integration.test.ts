@@ -108,12 +108,18 @@ describe('SCIM protocol', () => {
   it('refuses what it cannot run with the scimType that says why', async () => {
     assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName eq')}`), 400, 'invalidFilter');
     assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('nickName eq "x"')}`), 400, 'invalidFilter');
+    // Names every JavaScript object has are no attributes either (`__proto__ pr` was a 500 the fuzz found).
+    assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('__proto__ pr')}`), 400, 'invalidFilter');
+    assertScimError(await scim('GET', `/Groups?filter=${encodeURIComponent('constructor[value eq "x"]')}`), 400, 'invalidFilter');
     assertScimError(await scim('GET', '/Users?sortBy=nickName'), 400, 'invalidValue');
     assertScimError(await scim('GET', '/Users?count=many'), 400, 'invalidValue');
     assertScimError(await scim('GET', '/Users?unknown=1'), 400, 'invalidValue');
     const twice = `filter=${encodeURIComponent('userName eq "a"')}&filter=${encodeURIComponent('userName eq "b"')}`;
     assertScimError(await scim('GET', `/Users?${twice}`), 400, 'invalidValue');
     assertScimError(await scim('GET', '/Nothing'), 404, 'notFound');
+    // Another spelling of a route is no route, and its 404 no undeclared answer of the operation it resembles.
+    assertScimError(await scim('GET', '/Users/'), 404, 'notFound');
+    assertScimError(await scim('GET', '//Groups'), 404, 'notFound');
     assertScimError(await scim('DELETE', '/Users'), 405, 'methodNotAllowed');
     const notJson = await service.request('/scim/v2/Users', {
       method: 'POST',

@@ -7,19 +7,29 @@
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { authenticate } from '../http/authenticate.js';
 import { entityTag, expectedVersions } from '../http/entity-tags.js';
+import { undeclaredQuery } from '../http/query-guard.js';
 import { sendJson } from '../http/send-json.js';
 import type { AuthThrottle } from '../keys/throttle.js';
 import type { ApiKeyRecord } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
 import { discoveryHandlers } from './discovery.js';
-import { SCIM_MEDIA_TYPE, scimErrorHandler, scimNotFound } from './errors.js';
+import { invalidValue, SCIM_MEDIA_TYPE, scimErrorHandler, scimNotFound } from './errors.js';
 import { scimGroupHandlers } from './groups.js';
 import type { ScimHandler, ScimHandlers } from './types.js';
 import { scimUserHandlers } from './users.js';
 
+/** The SCIM operations' handlers, on one store. */
+export const createScimHandlers = (store: Store): ScimHandlers => ({
+  ...discoveryHandlers,
+  ...scimUserHandlers(store),
+  ...scimGroupHandlers(store),
+});
+
 export interface ScimParts {
   store: Store;
+  /** One handler per SCIM operation: createScimHandlers(store). */
+  handlers: ScimHandlers;
   /** The workspace API's throttle: one budget of failed checks per client, whichever protocol it speaks. */
   throttle: AuthThrottle;
   /** The SCIM contract's checks: scimContractValidation() (contract.ts). */
@@ -33,6 +43,14 @@ const textParameters = (query: Record<string, unknown>) =>
       .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
       .map(([name, value]) => [name, String(value)]),
   );
+
+/** The query-guard's check (http/query-guard.ts), answered in SCIM's words. */
+const refuseUndeclaredScimQuery =
+  (declared: readonly string[]): RequestHandler =>
+  (req, _res, next) => {
+    const message = undeclaredQuery(req.originalUrl, declared);
+    next(message === undefined ? undefined : invalidValue(message));
+  };
 
 function route(handler: ScimHandler): RequestHandler {
   return async (req, res) => {
@@ -56,11 +74,15 @@ function route(handler: ScimHandler): RequestHandler {
 }
 
 /** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
-export function mountScim(app: Express, { store, throttle, validation }: ScimParts): void {
-  const handlers: ScimHandlers = { ...discoveryHandlers, ...scimUserHandlers(store), ...scimGroupHandlers(store) };
+export function mountScim(app: Express, { store, handlers, throttle, validation }: ScimParts): void {
   app.use(validation);
   for (const operation of SCIM_OPERATIONS) {
-    app[operation.method](operation.route, authenticate(operation.permission, store, throttle), route(handlers[operation.operationId]));
+    app[operation.method](
+      operation.route,
+      refuseUndeclaredScimQuery(operation.queryParameters),
+      authenticate(operation.permission, store, throttle),
+      route(handlers[operation.operationId]),
+    );
   }
   app.use(SCIM_BASE_PATH, scimNotFound);
   app.use(SCIM_BASE_PATH, scimErrorHandler);

@@ -1,5 +1,5 @@
 /** A SCIM client for tests: requests to /scim/v2 with a bearer token, answers parsed. */
-import type { Credentials } from '../../lib/contract/credentials.js';
+import { type Credentials, scimToken } from '../../lib/contract/credentials.js';
 import type { Answer, TestService } from '../testing/service.js';
 
 export interface ScimClient {
@@ -7,7 +7,7 @@ export interface ScimClient {
 }
 
 /** The token identity providers are given: the key id and its secret joined by a dot. */
-export const bearerToken = ({ api_key, api_key_secret }: Credentials) => `Bearer ${api_key}.${api_key_secret}`;
+export const bearerToken = (credentials: Credentials) => `Bearer ${scimToken(credentials)}`;
 
 export function scimClient(service: TestService, credentials: Credentials = service.admin): ScimClient {
   return (method, path, body, headers = {}) =>

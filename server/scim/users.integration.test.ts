@@ -134,11 +134,20 @@ describe('SCIM Users', () => {
     const user = await service.createUser({ first_name: 'Kept' });
     const cases: [unknown, number, string][] = [
       [{ schemas: [PATCH_OP], Operations: [{ op: 'remove' }] }, 400, 'noTarget'],
-      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq "work"].value' }] }, 400, 'invalidSyntax'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq "work"].value' }] }, 400, 'invalidValue'],
+      // A body the contract accepts is never invalidSyntax: a remove with a value it cannot match is a value refused.
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'active', value: 'x' }] }, 400, 'invalidValue'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'id', value: 'x' }] }, 400, 'mutability'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: 'maybe' }] }, 400, 'invalidValue'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'move', path: 'active' }] }, 400, 'invalidValue'],
+      // Without a path, only an object of attributes: the resource is never replaced by nothing or by a string.
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace' }] }, 400, 'invalidValue'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'add', value: 'str' }] }, 400, 'invalidValue'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'password', value: 'weak' }] }, 400, 'invalidValue'],
+      // Paths into JavaScript's objects: the patch library would have set `polluted` on every object of the process.
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'add', path: '__proto__.polluted', value: 'yes' }] }, 400, 'invalidPath'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'constructor.prototype.polluted', value: 'yes' }] }, 400, 'invalidPath'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'name.__proto__.polluted', value: 'yes' }] }, 400, 'invalidPath'],
     ];
     for (const [body, status, scimType] of cases) {
       const answer = await scim('PATCH', `/Users/${user.user_id}`, body);
@@ -149,6 +158,7 @@ describe('SCIM Users', () => {
     }
     const seen = await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } });
     assert.equal(seen.body.user.first_name, 'Kept');
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined, 'no PATCH reached Object.prototype');
   });
 
   it('holds SCIM to the same rules: the username profile and password policy (invalidValue), a taken userName (uniqueness)', async () => {

@@ -88,11 +88,15 @@ export const GROUP_FILTER: FilterSchema = {
   },
 };
 
+/** The attribute of that name, if the schema has one: its own, never one of every object's (`__proto__`). */
+const attributeNamed = (schema: FilterSchema, name: string): Attribute | undefined =>
+  Object.hasOwn(schema.attributes, name) ? schema.attributes[name] : undefined;
+
 /** The attribute a filter names, or InvalidFilterError listing those it could name. */
 function attributeOf(schema: FilterSchema, path: string): Attribute {
   let name = path.toLowerCase();
   for (const prefix of schema.prefixes) if (name.startsWith(prefix)) name = name.slice(prefix.length);
-  const attribute = schema.attributes[name];
+  const attribute = attributeNamed(schema, name);
   if (!attribute) {
     throw new InvalidFilterError(
       `cannot filter on ${JSON.stringify(path)}: the filterable attributes are ${Object.keys(schema.attributes).join(', ')}`,
@@ -156,7 +160,7 @@ export function filterExpression(eb: Where, filter: UserFilter, schema: FilterSc
       return eb.not(filterExpression(eb, filter.filter, schema));
     case '[]': {
       // Only `members[value eq "…"]`: the one value filter providers send in a search.
-      const attribute = schema.attributes[filter.attrPath.toLowerCase()];
+      const attribute = attributeNamed(schema, filter.attrPath.toLowerCase());
       const inner = filter.valFilter;
       if (attribute?.kind !== 'members' || !('attrPath' in inner) || inner.attrPath.toLowerCase() !== 'value' || !('compValue' in inner)) {
         throw new InvalidFilterError(

@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { digest, type Fault, type GateTarget, type Provisioner } from '../../gate/target.js';
-import { BODY_LIMIT_BYTES, type OperationId, PERMISSIONS } from '../../lib/contract/operations.js';
+import { digest, type Fault, type FaultSite, type GateTarget, type Provisioner } from '../../gate/target.js';
+import { BODY_LIMIT_BYTES, PERMISSIONS } from '../../lib/contract/operations.js';
+import type { ScimOperationId } from '../../lib/contract/scim-operations.js';
 import { createApp } from '../app.js';
 import { issueApiKey } from '../keys/api-keys.js';
 import { createHandlers } from '../handlers/index.js';
@@ -26,6 +27,8 @@ import { createTestDatabase } from './database.js';
 import { TEST_SETUP } from './test-setup.js';
 import { contractValidation } from '../http/contract-validation.js';
 import { scimContractValidation } from '../scim/contract.js';
+import { createScimHandlers } from '../scim/routes.js';
+import type { ScimHandlers, ScimRequest } from '../scim/types.js';
 
 export interface OwnTargetOptions {
   /** Replaces handlers with broken ones: the self-test's deliberately wrong variants. */
@@ -38,11 +41,18 @@ export interface OwnTargetOptions {
 export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<GateTarget> {
   const database = await createTestDatabase();
   const { store, inspection } = await openInspectedStore(database.url);
-  const armed = new Map<OperationId, Fault>();
-  const take = (operationId: OperationId, fault: Fault) => {
-    const hit = armed.get(operationId) === fault;
-    if (hit) armed.delete(operationId);
+  const armed = new Map<FaultSite, Fault>();
+  const take = (site: FaultSite, fault: Fault) => {
+    const hit = armed.get(site) === fault;
+    if (hit) armed.delete(site);
     return hit;
+  };
+  /** Throws the armed fault of `site`, if any: a bug, or a database that does not answer. */
+  const injectArmed = (site: FaultSite) => {
+    if (take(site, 'internal')) throw new Error('injected fault: a bug in the handler');
+    if (take(site, 'unavailable')) {
+      throw new StoreUnavailableError('unreachable', { cause: new Error('injected fault: the database does not answer') });
+    }
   };
 
   // The store, but for a readiness check that fails when armed.
@@ -58,14 +68,23 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     Object.entries(chosen).map(([operationId, handler]) => [
       operationId,
       async (body: never, context: never) => {
-        if (take(operationId as JsonOperationId, 'internal')) throw new Error('injected fault: a bug in the handler');
-        if (operationId !== 'getReadiness' && take(operationId as JsonOperationId, 'unavailable')) {
-          throw new StoreUnavailableError('unreachable', { cause: new Error('injected fault: the database does not answer') });
-        }
+        // The readiness check's 503 comes from the store above, not from a thrown error.
+        if (operationId !== 'getReadiness') injectArmed(operationId as JsonOperationId);
+        else if (take('getReadiness', 'internal')) throw new Error('injected fault: a bug in the handler');
         return (handler as (body: never, context: never) => Promise<unknown>)(body, context);
       },
     ]),
   ) as unknown as Handlers;
+
+  const scimHandlers = Object.fromEntries(
+    Object.entries(createScimHandlers(faultyStore)).map(([operationId, handler]) => [
+      operationId,
+      async (request: ScimRequest) => {
+        injectArmed(`SCIM ${operationId as ScimOperationId}`);
+        return handler(request);
+      },
+    ]),
+  ) as ScimHandlers;
 
   let logText = '';
   const app = createApp({
@@ -82,6 +101,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
       }),
     ),
     validation: contractValidation({ responses: options.validateResponses ?? true }),
+    scimHandlers,
     scimValidation: scimContractValidation({ responses: options.validateResponses ?? true }),
     // The production throttle, but believing X-Forwarded-For from loopback:
     // the gate trips it for made-up addresses and never for its own.
@@ -112,7 +132,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     admin: await provisioner.createKey([...PERMISSIONS]),
     provisioner,
-    faults: { arm: (operationId, fault) => armed.set(operationId, fault) },
+    faults: { arm: (site, fault) => armed.set(site, fault) },
     trustsForwardedFor: true,
     routes: () => appRoutes(app),
     async snapshot() {

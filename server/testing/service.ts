@@ -26,6 +26,7 @@ import type { Credentials } from '../../lib/contract/credentials.js';
 import { createHandlers } from '../handlers/index.js';
 import { contractValidation } from '../http/contract-validation.js';
 import { scimContractValidation } from '../scim/contract.js';
+import { createScimHandlers } from '../scim/routes.js';
 import type { components, OperationName, Params, SnakeCase } from '../../client/index.js';
 
 type NewUser = components['schemas']['NewUser'];
@@ -114,6 +115,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     store: served,
     handlers: createHandlers({ store: served, ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}) }),
     validation: contractValidation({ responses: true }),
+    scimHandlers: createScimHandlers(served),
     scimValidation: scimContractValidation({ responses: true }),
     logger: createLogger('info', logSink),
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
