@@ -40,14 +40,23 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'get_user_p99_during_listings_ms',
         'audit_trail_ratio',
         'get_audit_events_p99_ms_one_connection',
+        'scim_lookup_p99_ratio',
+        'scim_deactivation_ratio',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 18);
+      assert.equal(figures.scenarios.length, 22);
       // Each comparison: at least five interleaved rounds, the median inside the range of the rounds.
-      for (const name of ['update_user_vs_baseline', 'update_user_vs_mock', 'with_validation_vs_without', 'with_audit_vs_without']) {
+      for (const name of [
+        'update_user_vs_baseline',
+        'update_user_vs_mock',
+        'with_validation_vs_without',
+        'with_audit_vs_without',
+        'scim_lookup_p99_vs_get_user',
+        'scim_deactivation_vs_update_user',
+      ]) {
         const ratio = figures.comparisons[name];
         assert.ok(ratio.rounds >= 5, name);
         assert.ok(ratio.low > 0 && ratio.low <= ratio.median && ratio.median <= ratio.high, `${name}: ${JSON.stringify(ratio)}`);

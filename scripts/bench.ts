@@ -26,7 +26,10 @@
  * RSS before and at its peak), and get_user's p99 while 10 clients do that;
  * (j) update_user without its audit trail (what the trail costs, against the same build
  * under tsx measured before and after it); (k)
- * get_audit_events, a page of 100 by cursor from 1,000,000 events, at one connection.
+ * get_audit_events, a page of 100 by cursor from 1,000,000 events, at one connection;
+ * on 100,000 users, (l) SCIM's `filter=userName eq "…"` (Entra ID's lookup before every
+ * create) against get_user, p99 to p99, and (m) a SCIM PATCH that deactivates a user
+ * against update_user making the same change, req/s to req/s: both interleaved.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -40,6 +43,7 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
 import { seedAuditEvents, seedUsers } from './bench/seed.js';
 import { startPrism } from '../lib/prism.js';
+import { scimToken } from '../lib/contract/credentials.js';
 
 const quick = process.argv.includes('--quick');
 const outIndex = process.argv.indexOf('--out');
@@ -165,7 +169,7 @@ interface Contender {
   requests: autocannon.Options['requests'];
 }
 
-/** A contender's ratio to the first of its comparison: the median of the per-round ratios, and their range. */
+/** A contender's ratio to the first of its comparison (of req/s, or of p99): the median of the per-round ratios, and their range. */
 interface Ratio {
   median: number;
   low: number;
@@ -179,7 +183,7 @@ interface Ratio {
  * always the one measured later. Each contender's figures are the medians of
  * its rounds; each ratio is to the first contender, round by round.
  */
-async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[] }> {
+async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[]; p99Ratios: Ratio[] }> {
   const run = (contender: Contender, duration: number) =>
     autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests });
   for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
@@ -199,12 +203,29 @@ async function compare(contenders: Contender[]): Promise<{ results: Measured[]; 
       errors: mine.reduce((sum, round) => sum + round.errors, 0),
     };
   });
-  const ratios = rounds.slice(1).map((mine) => {
-    const perRound = mine.map((round, index) => round.rps / rounds[0]![index]!.rps);
-    const round3 = (value: number) => Number(value.toFixed(3));
-    return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
-  });
-  return { results, ratios };
+  const ratiosOf = (figure: (round: Measured) => number) =>
+    rounds.slice(1).map((mine) => {
+      const perRound = mine.map((round, index) => figure(round) / figure(rounds[0]![index]!));
+      const round3 = (value: number) => Number(value.toFixed(3));
+      return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
+    });
+  return { results, ratios: ratiosOf((round) => round.rps), p99Ratios: ratiosOf((round) => round.p99) };
+}
+
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * Users drawn at random, each with the opposite of the state it was last sent: so that
+ * every change really changes something (a no-op PATCH writes nothing and would flatter it).
+ */
+function toggling(userIds: string[]): () => { userId: string; disabled: boolean } {
+  const disabled = new Map<string, boolean>();
+  return () => {
+    const userId = pick(userIds);
+    const next = !(disabled.get(userId) ?? false);
+    disabled.set(userId, next);
+    return { userId, disabled: next };
+  };
 }
 
 const shown = (ratio: Ratio) =>
@@ -394,6 +415,58 @@ async function main(): Promise<void> {
       ...listers,
     ]);
     results.push(getAlone, getDuring);
+
+    // (l) SCIM's lookup by userName, against get_user by id, interleaved: p99 to p99 (target ≤ 2×: one index lookup).
+    const bearer = { authorization: `Bearer ${scimToken(large.credentials)}` };
+    const lookups = await compare([
+      { name: '    get_user, 100k users', url: big.url, requests: getLarge },
+      {
+        name: '(l) SCIM filter userName eq, 100k',
+        url: big.url,
+        requests: [
+          {
+            method: 'GET',
+            headers: bearer,
+            setupRequest: (request) => ({
+              ...request,
+              path: `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${pick(large.usernames)}"`)}`,
+            }),
+          },
+        ],
+      },
+    ]);
+    results.push(...lookups.results);
+    // (m) Deactivating (and reactivating) through SCIM's PATCH, against update_user making the same change: req/s to req/s
+    // (target ≥ 0.8×). Each has half the users, so that neither undoes the other's changes.
+    const half = large.userIds.length / 2;
+    const nextUpdate = toggling(large.userIds.slice(0, half));
+    const nextPatch = toggling(large.userIds.slice(half));
+    const deactivations = await compare([
+      {
+        name: '    update_user disabled, 100k',
+        url: big.url,
+        requests: posting('/api/public/update_user', () => {
+          const { userId, disabled } = nextUpdate();
+          return { ...large.credentials, target_user: { user_id: userId, disabled } };
+        }),
+      },
+      {
+        name: '(m) SCIM PATCH active, 100k',
+        url: big.url,
+        requests: [
+          {
+            method: 'PATCH',
+            headers: { ...bearer, 'content-type': 'application/scim+json' },
+            setupRequest: (request) => {
+              const { userId, disabled } = nextPatch();
+              const body = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: !disabled }] };
+              return { ...request, path: `/scim/v2/Users/${userId}`, body: JSON.stringify(body) };
+            },
+          },
+        ],
+      },
+    ]);
+    results.push(...deactivations.results);
     Object.assign(figures, {
       every_user_ms: Math.round(listing.ms),
       every_user_mb: Number((listing.bytes / 1e6).toFixed(1)),
@@ -434,6 +507,8 @@ async function main(): Promise<void> {
       update_user_vs_mock: againstMock.ratios[0]!,
       with_validation_vs_without: asServedOver(validationRatio),
       with_audit_vs_without: asServedOver(auditRatio),
+      scim_lookup_p99_vs_get_user: lookups.p99Ratios[0]!,
+      scim_deactivation_vs_update_user: deactivations.ratios[0]!,
     };
     Object.assign(figures, {
       baseline_rps: a.rps,
@@ -459,6 +534,12 @@ async function main(): Promise<void> {
       get_user_p99_during_password_burst_ms: during.p99,
       mock_update_user_rps: named('(e)').rps,
       sample_data_rps: named('(f)').rps,
+      scim_lookup_p99_ms: lookups.results[1]!.p99,
+      scim_lookup_get_user_p99_ms: lookups.results[0]!.p99,
+      scim_lookup_p99_ratio: comparisons.scim_lookup_p99_vs_get_user.median,
+      scim_deactivation_rps: deactivations.results[1]!.rps,
+      scim_deactivation_update_user_rps: deactivations.results[0]!.rps,
+      scim_deactivation_ratio: comparisons.scim_deactivation_vs_update_user.median,
       errors: results.reduce((sum, result) => sum + result.errors, 0),
     });
 
@@ -487,6 +568,8 @@ async function main(): Promise<void> {
         `update_user with validation against without: ${shown(comparisons.with_validation_vs_without)} (${withoutValidation.rps} req/s without it)`,
         `(j) update_user with its audit trail against without: ${shown(comparisons.with_audit_vs_without)} (target ≥ 0.9)`,
         `(k) get_audit_events p99 ${auditPage.p99} ms at one connection over ${AUDIT_EVENTS.toLocaleString('en')} events (target ≤ 10 ms)`,
+        `(l) SCIM filter userName eq against get_user, p99 to p99 on 100,000 users: ${shown(comparisons.scim_lookup_p99_vs_get_user)} (${figures.scim_lookup_p99_ms} ms against ${figures.scim_lookup_get_user_p99_ms} ms; target ≤ 2)`,
+        `(m) SCIM PATCH deactivating against update_user, req/s: ${shown(comparisons.scim_deactivation_vs_update_user)} (${figures.scim_deactivation_rps} against ${figures.scim_deactivation_update_user_rps} req/s; target ≥ 0.8)`,
         `service RSS: ${figures.rss_before_mb} MB before (b), ${figures.rss_after_mb} MB after; ` +
           `(h) ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}; lowest point, second half against first: ${figures.memory_rss_floor_growth_mb! >= 0 ? '+' : ''}${figures.memory_rss_floor_growth_mb} MB)`,
         '',

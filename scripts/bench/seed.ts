@@ -16,6 +16,8 @@ const BENCH_SEED: ChangeAuthor = { actor: 'bench-seed', requestId: null, protoco
 
 export interface SeededDatabase {
   userIds: string[];
+  /** The users' usernames, in the order of their ids. */
+  usernames: string[];
   credentials: { api_key: string; api_key_secret: string };
 }
 
@@ -28,6 +30,7 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
 
   const database = new SqliteLibrary(path);
   const userIds: string[] = [];
+  const usernames: string[] = [];
   const insertUser = database.prepare(
     `insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, realm, password_hash, created)
      values (?, ?, ?, ?, '', '', 0, 0, 'local', null, ?)`,
@@ -37,9 +40,10 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
     for (let i = 0; i < count; i++) {
       const userId = randomBytes(16).toString('hex');
       userIds.push(userId);
+      usernames.push(`user${i}@example.com`);
       insertUser.run(
         userId,
-        `user${i}@example.com`,
+        usernames[i],
         `First${i % 1000}`,
         `Last${i % 997}`,
         new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
@@ -48,7 +52,7 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
     }
   })();
   database.close();
-  return { userIds, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+  return { userIds, usernames, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
 }
 
 /**

@@ -15,7 +15,8 @@ export interface ScimGroup {
   id: string;
   externalId?: string;
   displayName: string;
-  members: { value: string; display: string; type: 'User'; $ref: string }[];
+  /** Left out when the group was read without its members (the answer excludes them). */
+  members?: { value: string; display: string; type: 'User'; $ref: string }[];
   meta: { resourceType: 'Group'; created: string; lastModified: string; location: string; version: string };
 }
 
@@ -25,12 +26,16 @@ export function scimGroup({ record, version, modified, created, external_id, mem
     id: record.group_id,
     ...(external_id === null ? {} : { externalId: external_id }),
     displayName: record.name,
-    members: members.map((member) => ({
-      value: member.user_id,
-      display: member.username,
-      type: 'User',
-      $ref: `${base}/Users/${member.user_id}`,
-    })),
+    ...(members === undefined
+      ? {}
+      : {
+          members: members.map((member) => ({
+            value: member.user_id,
+            display: member.username,
+            type: 'User' as const,
+            $ref: `${base}/Users/${member.user_id}`,
+          })),
+        }),
     meta: {
       resourceType: 'Group',
       created,

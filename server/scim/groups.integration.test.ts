@@ -155,3 +155,69 @@ describe('SCIM Groups', () => {
     assert.equal(notHolding.body.totalResults, 0, notHolding.text);
   });
 });
+
+describe('SCIM Groups without their members', () => {
+  let service: TestService;
+  let scim: ScimClient;
+  /** What each group read was asked for: a group may hold every user, so members are read only to be shown. */
+  const reads: { withMembers: boolean }[] = [];
+  before(async () => {
+    service = await startTestService({
+      wrapStore: (store) => ({
+        ...store,
+        // The repository, but for a record of what its reads of groups were asked for.
+        groups: new Proxy(store.groups, {
+          get(repository, name) {
+            if (name === 'find')
+              return (groupId: string, options?: { withMembers?: boolean }) => {
+                reads.push({ withMembers: options?.withMembers ?? true });
+                return repository.find(groupId, options);
+              };
+            if (name === 'search')
+              return (query: Parameters<typeof repository.search>[0]) => {
+                reads.push({ withMembers: query.withMembers });
+                return repository.search(query);
+              };
+            const value: unknown = Reflect.get(repository, name, repository);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(repository) : value;
+          },
+        }),
+      }),
+    });
+    scim = scimClient(service);
+  });
+  after(() => service.close());
+
+  it('reads no members where the answer leaves them out (excludedAttributes=members, attributes without them)', async () => {
+    const member = await service.createUser();
+    const created = await scim('POST', '/Groups', {
+      schemas: [GROUP],
+      displayName: freshGroupName(),
+      members: [{ value: member.user_id }],
+    });
+    assert.equal(created.status, 201, created.text);
+    const cases: [string, boolean][] = [
+      [`/Groups/${created.body.id}?excludedAttributes=members`, false],
+      [`/Groups/${created.body.id}?attributes=displayName`, false],
+      [`/Groups?filter=${encodeURIComponent(`id eq "${created.body.id}"`)}&excludedAttributes=members`, false],
+      [`/Groups?filter=${encodeURIComponent(`id eq "${created.body.id}"`)}&attributes=displayName,externalId`, false],
+      [`/Groups/${created.body.id}?excludedAttributes=members.display`, true],
+      [`/Groups/${created.body.id}?attributes=members.value`, true],
+      [`/Groups?filter=${encodeURIComponent(`id eq "${created.body.id}"`)}`, true],
+    ];
+    for (const [path, shown] of cases) {
+      reads.length = 0;
+      const answer = await scim('GET', path);
+      assert.equal(answer.status, 200, answer.text);
+      const group = path.includes('filter=') ? answer.body.Resources[0] : answer.body;
+      assert.deepEqual(reads, [{ withMembers: shown }], path);
+      assert.equal('members' in group, shown, `${path}: ${answer.text}`);
+      if (shown)
+        assert.deepEqual(
+          group.members.map((entry: { value: string }) => entry.value),
+          [member.user_id],
+          path,
+        );
+    }
+  });
+});

@@ -18,10 +18,10 @@ import {
 } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { ScimFailure, invalidFilter, invalidValue, resourceNotFound } from './errors.js';
-import { groupFieldsFrom, scimGroup } from './group-resource.js';
+import { GROUP_SCHEMA, groupFieldsFrom, scimGroup } from './group-resource.js';
 import { listQuery, listResponse } from './list-query.js';
 import { patched } from './patch.js';
-import { projected } from './projection.js';
+import { projected, shows } from './projection.js';
 import type { ScimAnswer, ScimHandlers, ScimRequest } from './types.js';
 import { InvalidValueError } from './user-resource.js';
 import { writeAtVersionRead } from './versioned-write.js';
@@ -56,6 +56,9 @@ function answeringRefusals(error: unknown): never {
   throw error;
 }
 
+/** Whether the answer shows members: Entra ID and Okta read groups with `excludedAttributes=members`, and then none are read. */
+const showsMembers = (request: ScimRequest) => shows(request.query, 'members', GROUP_SCHEMA);
+
 export function scimGroupHandlers(
   store: Store,
 ): Pick<ScimHandlers, 'listGroups' | 'getGroup' | 'createGroup' | 'replaceGroup' | 'patchGroup' | 'deleteGroup'> {
@@ -69,8 +72,8 @@ export function scimGroupHandlers(
     };
   };
 
-  const found = async (id: string) => {
-    const stored = await store.groups.find(canonicalId(id));
+  const found = async (id: string, withMembers = true) => {
+    const stored = await store.groups.find(canonicalId(id), { withMembers });
     if (!stored) throw resourceNotFound('Group');
     return stored;
   };
@@ -98,7 +101,7 @@ export function scimGroupHandlers(
     async listGroups(request) {
       const query = listQuery(request.query, SORT_FIELDS, 'name');
       try {
-        const { groups, total } = await store.groups.search(query);
+        const { groups, total } = await store.groups.search({ ...query, withMembers: showsMembers(request) });
         return {
           status: 200,
           body: listResponse(
@@ -114,7 +117,7 @@ export function scimGroupHandlers(
     },
 
     async getGroup(request) {
-      return answer(await found(request.id), request);
+      return answer(await found(request.id, showsMembers(request)), request);
     },
 
     async createGroup(request) {

@@ -40,6 +40,18 @@ const namesIn = (list: string | undefined) =>
     .map((name) => name.trim())
     .filter((name) => name !== '');
 
+/**
+ * Whether the answer to `projection` shows the core attribute `name` at all: what it
+ * does not show need not be read (a group's members, which may be every user).
+ */
+export function shows({ attributes, excludedAttributes }: Projection, name: string, coreSchema: string): boolean {
+  const named = (list: string | undefined) => namesIn(list).map((entry) => pathOf(entry, coreSchema, []));
+  const isName = (path: AttributePath) => path.top.toLowerCase() === name.toLowerCase();
+  const included = named(attributes);
+  if (included.length > 0) return included.some(isName);
+  return !named(excludedAttributes).some((path) => isName(path) && path.sub === undefined);
+}
+
 /** The resource as the request asks to see it; the resource itself when it asks for all. */
 export function projected<T extends Resource>(
   resource: T,

@@ -69,7 +69,7 @@ export class KyselyGroupRepository implements GroupRepository {
     return rows.map(asGroup);
   }
 
-  async search({ filter, sortBy, sortDirection, offset, limit }: GroupSearch): Promise<GroupSearchResult> {
+  async search({ filter, withMembers, sortBy, sortDirection, offset, limit }: GroupSearch): Promise<GroupSearchResult> {
     const where = (eb: ExpressionBuilder<Database, 'groups'>) => (filter ? filterExpression(eb, filter, GROUP_FILTER) : sql<SqlBool>`true`);
     const rows = await this.db
       .selectFrom('groups')
@@ -85,12 +85,12 @@ export class KyselyGroupRepository implements GroupRepository {
       .where(where)
       .select((eb) => eb.fn.countAll<number | string>().as('total'))
       .executeTakeFirstOrThrow();
-    return { groups: await storedGroups(this.db, rows), total: Number(total) };
+    return { groups: await storedGroups(this.db, rows, withMembers), total: Number(total) };
   }
 
-  async find(groupId: string): Promise<StoredGroup | undefined> {
+  async find(groupId: string, { withMembers = true } = {}): Promise<StoredGroup | undefined> {
     const row = await this.db.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
-    return row ? (await storedGroups(this.db, [row]))[0] : undefined;
+    return row ? (await storedGroups(this.db, [row], withMembers))[0] : undefined;
   }
 
   async create(wanted: NewGroupRecord, by: ChangeAuthor): Promise<Group> {
@@ -128,7 +128,8 @@ export class KyselyGroupRepository implements GroupRepository {
         if (!row) return 'no_group' as const;
         if (expected && !expected.includes(row.version)) throw new StaleVersionError(row.version);
         const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
-        const current = new Set(stored.members.map((member) => member.user_id));
+        // Read with its members (storedGroups reads them unless told not to).
+        const current = new Set((stored.members ?? []).map((member) => member.user_id));
         const wanted = rewrite.members ? new Set(rewrite.members) : current;
         const added = [...wanted].filter((userId) => !current.has(userId));
         const removed = [...current].filter((userId) => !wanted.has(userId));
@@ -260,10 +261,10 @@ export class KyselyGroupRepository implements GroupRepository {
   }
 }
 
-/** Groups as stored, with their members (by username) and versions, in the order of `rows`. */
-async function storedGroups(db: Db, rows: StoredRow[]): Promise<StoredGroup[]> {
+/** Groups as stored, with their versions and, unless told not to read them, their members (by username), in the order of `rows`. */
+async function storedGroups(db: Db, rows: StoredRow[], withMembers = true): Promise<StoredGroup[]> {
   const members = new Map<string, GroupMember[]>(rows.map((row) => [row.group_id, []]));
-  if (rows.length > 0) {
+  if (withMembers && rows.length > 0) {
     const memberRows = await db
       .selectFrom('user_groups')
       .innerJoin('users', 'users.user_id', 'user_groups.user_id')
@@ -283,7 +284,7 @@ async function storedGroups(db: Db, rows: StoredRow[]): Promise<StoredGroup[]> {
     modified: row.modified ?? row.created,
     created: row.created,
     external_id: row.external_id,
-    members: members.get(row.group_id) ?? [],
+    ...(withMembers ? { members: members.get(row.group_id) ?? [] } : {}),
   }));
 }
 

@@ -174,7 +174,8 @@ export interface GroupMember {
 export interface StoredGroup extends Versioned<Group> {
   created: string;
   external_id: string | null;
-  members: GroupMember[];
+  /** Its members, by username; absent when the read was asked to leave them out (a group may hold every user). */
+  members?: GroupMember[];
 }
 
 /**
@@ -190,6 +191,8 @@ export interface GroupRewrite {
 /** A page of groups matching a SCIM filter. */
 export interface GroupSearch {
   filter?: UserFilter | undefined;
+  /** Whether to read each group's members: a page of big groups is mostly its members. */
+  withMembers: boolean;
   sortBy: 'name' | 'created' | 'modified' | 'group_id';
   sortDirection: 'asc' | 'desc';
   offset: number;

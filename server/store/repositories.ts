@@ -64,7 +64,8 @@ export interface GroupRepository {
   /** The groups a SCIM filter matches, a page at a time, with their members and the total. */
   search(query: GroupSearch): Promise<GroupSearchResult>;
   /** The group with its members and version; undefined when there is no such group. */
-  find(groupId: string): Promise<StoredGroup | undefined>;
+  /** The group, with its members unless `withMembers` is false. */
+  find(groupId: string, options?: { withMembers?: boolean }): Promise<StoredGroup | undefined>;
   /** Throws NameTakenError, and UnknownMembersError for members that are not users. */
   create(group: NewGroupRecord, by: ChangeAuthor): Promise<Group>;
   /**
