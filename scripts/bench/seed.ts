@@ -41,13 +41,7 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
       const userId = randomBytes(16).toString('hex');
       userIds.push(userId);
       usernames.push(`user${i}@example.com`);
-      insertUser.run(
-        userId,
-        usernames[i],
-        `First${i % 1000}`,
-        `Last${i % 997}`,
-        new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-      );
+      insertUser.run(userId, usernames[i], `First${i % 1000}`, `Last${i % 997}`, new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString());
       insertMembership.run(userId, allUsers);
     }
   })();

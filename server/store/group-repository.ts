@@ -16,7 +16,7 @@ import {
   type StoredGroup,
   UnknownMembersError,
 } from './records.js';
-import { GROUP_FILTER, filterExpression } from './scim-filter.js';
+import { GROUP_FILTER, everyMatch, filterExpression } from './scim-filter.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import { nextVersion } from './user-repository.js';
@@ -80,12 +80,18 @@ export class KyselyGroupRepository implements GroupRepository {
       .limit(limit)
       .offset(offset)
       .execute();
-    const { total } = await this.db
-      .selectFrom('groups')
-      .where(where)
-      .select((eb) => eb.fn.countAll<number | string>().as('total'))
-      .executeTakeFirstOrThrow();
-    return { groups: await storedGroups(this.db, rows, withMembers), total: Number(total) };
+    const total = everyMatch(offset, limit, rows)
+      ? rows.length
+      : Number(
+          (
+            await this.db
+              .selectFrom('groups')
+              .where(where)
+              .select((eb) => eb.fn.countAll<number | string>().as('total'))
+              .executeTakeFirstOrThrow()
+          ).total,
+        );
+    return { groups: await storedGroups(this.db, rows, withMembers), total };
   }
 
   async find(groupId: string, { withMembers = true } = {}): Promise<StoredGroup | undefined> {

@@ -196,3 +196,10 @@ export function filterExpression(eb: Where, filter: UserFilter, schema: FilterSc
     }
   }
 }
+
+/**
+ * Whether a page of a search holds every match: read from the first match on, and not
+ * full. Then its length is the total, and the count query can be left out (Entra ID's
+ * `userName eq "…"` before every create finds one user or none).
+ */
+export const everyMatch = (offset: number, limit: number, rows: readonly unknown[]) => offset === 0 && rows.length < limit;

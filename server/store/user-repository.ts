@@ -17,7 +17,7 @@ import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './da
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import { USER_FILTER, filterExpression } from './scim-filter.js';
+import { USER_FILTER, everyMatch, filterExpression } from './scim-filter.js';
 import {
   type ChangeAuthor,
   type ExpectedVersions,
@@ -155,12 +155,18 @@ export class KyselyUserRepository implements UserRepository {
       .limit(limit)
       .offset(offset)
       .execute();
-    const { total } = await this.db
-      .selectFrom('users')
-      .where(where)
-      .select((eb) => eb.fn.countAll<number | string>().as('total'))
-      .executeTakeFirstOrThrow();
-    return { users: await this.#stored(this.db, rows), total: Number(total) };
+    const total = everyMatch(offset, limit, rows)
+      ? rows.length
+      : Number(
+          (
+            await this.db
+              .selectFrom('users')
+              .where(where)
+              .select((eb) => eb.fn.countAll<number | string>().as('total'))
+              .executeTakeFirstOrThrow()
+          ).total,
+        );
+    return { users: await this.#stored(this.db, rows), total };
   }
 
   async findById(userId: string): Promise<StoredUser | undefined> {

@@ -122,6 +122,10 @@ describe(`searching users with a SCIM filter (${TEST_STORE})`, () => {
       seen.push(...page.users.map((user) => user.record.last_name));
     }
     assert.deepEqual(seen, ['Turing', 'Lovelace', 'Hopper', 'Dijkstra']);
+    // A first page with room to spare holds every match, and says so without counting again; a full one counts.
+    for (const limit of [3, 4, 5, 100])
+      assert.equal((await search(undefined, { sortBy: 'last_name', sortDirection: 'desc', offset: 0, limit })).total, 4);
+    assert.equal((await search(undefined, { sortBy: 'last_name', sortDirection: 'desc', offset: 0, limit: 0 })).total, 4);
   });
 
   it('refuses what it cannot run with InvalidFilterError, naming why', async () => {
