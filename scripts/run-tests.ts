@@ -60,8 +60,10 @@ export const ON_BOTH_STORES = [
   'server/main.',
   'server/http/authenticate.',
   'server/http/hostile-input.',
-  // A group's rewrite (its version check, its members written and audited) is SQL of its own.
+  // A group's rewrite (its version check, its members written and audited) is SQL of its own,
+  // and so is a user's write at the version read, which SCIM's PATCH races depend on.
   'server/scim/groups.',
+  'server/scim/users.',
 ].map((path) => path.replaceAll('/', sep));
 
 /** The stores a test file runs on: none for unit tests. */

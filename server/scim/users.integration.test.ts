@@ -216,21 +216,7 @@ describe('SCIM Users', () => {
     // lose the race at the store and must read again. Without the version check, only the
     // last write would keep its address.
     const racers = 4;
-    let arrived = 0;
-    let release!: () => void;
-    const allRead = new Promise<void>((resolve) => (release = resolve));
-    const raced = await startTestService({
-      wrapStore: (store) => {
-        const findById = store.users.findById.bind(store.users);
-        store.users.findById = async (userId) => {
-          const found = await findById(userId);
-          if (++arrived === racers) release();
-          if (arrived <= racers) await allRead;
-          return found;
-        };
-        return store;
-      },
-    });
+    const raced = await serviceWhereReadsMeet(racers);
     try {
       const client = scimClient(raced);
       const created = await client('POST', '/Users', { schemas: [USER], userName: freshUserName(), emails: [] });
@@ -249,4 +235,54 @@ describe('SCIM Users', () => {
       await raced.close();
     }
   });
+
+  it('lets exactly one of two PATCHes with the same If-Match through, read at the same version, and answers the other 412', async () => {
+    const raced = await serviceWhereReadsMeet(2);
+    try {
+      const client = scimClient(raced);
+      const created = await client('POST', '/Users', { schemas: [USER], userName: freshUserName() });
+      const tag = created.headers.get('ETag')!;
+      const answers = await Promise.all(
+        ['First', 'Second'].map((givenName) =>
+          client(
+            'PATCH',
+            `/Users/${created.body.id as string}`,
+            { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'name.givenName', value: givenName }] },
+            { 'If-Match': tag },
+          ),
+        ),
+      );
+      assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 412], answers.map((answer) => answer.text).join('\n'));
+      const lost = answers.find((answer) => answer.status === 412)!;
+      assert.equal(lost.body.scimType, 'versionMismatch');
+      const won = answers.find((answer) => answer.status === 200)!;
+      const read = await client('GET', `/Users/${created.body.id as string}`);
+      assert.equal(read.body.name.givenName, won.body.name.givenName, 'the store holds the write that was answered 200');
+      assert.equal(read.body.meta.version, 'W/"2"', 'one write, one version');
+    } finally {
+      await raced.close();
+    }
+  });
 });
+
+/**
+ * A service whose first `count` reads of a user by id each wait until the last of them
+ * has read: so that `count` concurrent writers all read one version before any writes.
+ */
+async function serviceWhereReadsMeet(count: number): Promise<TestService> {
+  let arrived = 0;
+  let release!: () => void;
+  const allRead = new Promise<void>((resolve) => (release = resolve));
+  return startTestService({
+    wrapStore: (store) => {
+      const findById = store.users.findById.bind(store.users);
+      store.users.findById = async (userId) => {
+        const found = await findById(userId);
+        if (++arrived === count) release();
+        if (arrived <= count) await allRead;
+        return found;
+      };
+      return store;
+    },
+  });
+}
