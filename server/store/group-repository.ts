@@ -16,7 +16,7 @@ import {
   type StoredGroup,
   UnknownMembersError,
 } from './records.js';
-import { GROUP_FILTER, everyMatch, filterExpression } from './scim-filter.js';
+import { GROUP_FILTER, filterExpression, totalMatches } from './scim-filter.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import { nextVersion } from './user-repository.js';
@@ -80,17 +80,13 @@ export class KyselyGroupRepository implements GroupRepository {
       .limit(limit)
       .offset(offset)
       .execute();
-    const total = everyMatch(offset, limit, rows)
-      ? rows.length
-      : Number(
-          (
-            await this.db
-              .selectFrom('groups')
-              .where(where)
-              .select((eb) => eb.fn.countAll<number | string>().as('total'))
-              .executeTakeFirstOrThrow()
-          ).total,
-        );
+    const total = await totalMatches({ offset, limit }, rows, () =>
+      this.db
+        .selectFrom('groups')
+        .where(where)
+        .select((eb) => eb.fn.countAll<number | string>().as('total'))
+        .executeTakeFirstOrThrow(),
+    );
     return { groups: await storedGroups(this.db, rows, withMembers), total };
   }
 

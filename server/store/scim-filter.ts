@@ -198,8 +198,15 @@ export function filterExpression(eb: Where, filter: UserFilter, schema: FilterSc
 }
 
 /**
- * Whether a page of a search holds every match: read from the first match on, and not
- * full. Then its length is the total, and the count query can be left out (Entra ID's
- * `userName eq "…"` before every create finds one user or none).
+ * The number of matches of a search whose page is `rows`. A page read from the first
+ * match on that is not full holds every match: its length is the total, and `count` (the
+ * count query) is left out (Entra ID's `userName eq "…"` before every create finds one
+ * user or none).
  */
-export const everyMatch = (offset: number, limit: number, rows: readonly unknown[]) => offset === 0 && rows.length < limit;
+export async function totalMatches(
+  { offset, limit }: { offset: number; limit: number },
+  rows: readonly unknown[],
+  count: () => Promise<{ total: number | string }>,
+): Promise<number> {
+  return offset === 0 && rows.length < limit ? rows.length : Number((await count()).total);
+}

@@ -17,7 +17,7 @@ import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './da
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import { USER_FILTER, everyMatch, filterExpression } from './scim-filter.js';
+import { USER_FILTER, filterExpression, totalMatches } from './scim-filter.js';
 import {
   type ChangeAuthor,
   type ExpectedVersions,
@@ -155,17 +155,13 @@ export class KyselyUserRepository implements UserRepository {
       .limit(limit)
       .offset(offset)
       .execute();
-    const total = everyMatch(offset, limit, rows)
-      ? rows.length
-      : Number(
-          (
-            await this.db
-              .selectFrom('users')
-              .where(where)
-              .select((eb) => eb.fn.countAll<number | string>().as('total'))
-              .executeTakeFirstOrThrow()
-          ).total,
-        );
+    const total = await totalMatches({ offset, limit }, rows, () =>
+      this.db
+        .selectFrom('users')
+        .where(where)
+        .select((eb) => eb.fn.countAll<number | string>().as('total'))
+        .executeTakeFirstOrThrow(),
+    );
     return { users: await this.#stored(this.db, rows), total };
   }
 
