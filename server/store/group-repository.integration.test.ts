@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'scim2-parse-filter';
 import { NameTakenError } from './records.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import type { Store } from './repositories.js';
@@ -39,6 +40,42 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     } finally {
       await isolated.close();
     }
+  });
+
+  it('answers a search by id (a lookup by key) as the general query answers it, page by page', async () => {
+    const groupId = newGroupId();
+    const member = await store.users.create(newUserRecord(), TEST_SETUP);
+    await store.groups.create({ group_id: groupId, name: `Lookup ${groupId}`, members: [member.record.user_id] }, TEST_SETUP);
+    for (const id of [groupId.toUpperCase(), 'f'.repeat(32)]) {
+      for (const page of [
+        { offset: 0, limit: 100, withMembers: true },
+        { offset: 0, limit: 0, withMembers: true },
+        { offset: 1, limit: 100, withMembers: false },
+        { offset: 0, limit: 1, withMembers: false },
+      ]) {
+        const search = (filter: string) => store.groups.search({ filter: parse(filter), sortBy: 'name', sortDirection: 'asc', ...page });
+        // With a term that every group matches, the same search is no lookup.
+        assert.deepEqual(
+          await search(`id eq "${id}"`),
+          await search(`id eq "${id}" and meta.created pr`),
+          `${id} at ${JSON.stringify(page)}`,
+        );
+      }
+    }
+    const [found] = (
+      await store.groups.search({
+        filter: parse(`id eq "${groupId}"`),
+        withMembers: true,
+        sortBy: 'name',
+        sortDirection: 'asc',
+        offset: 0,
+        limit: 10,
+      })
+    ).groups;
+    assert.deepEqual(
+      found?.members?.map((entry) => entry.user_id),
+      [member.record.user_id],
+    );
   });
 
   it('refuses a taken group name with NameTakenError', async () => {

@@ -16,7 +16,7 @@ import {
   type StoredGroup,
   UnknownMembersError,
 } from './records.js';
-import { GROUP_FILTER, filterExpression, totalMatches } from './scim-filter.js';
+import { GROUP_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import { nextVersion } from './user-repository.js';
@@ -70,6 +70,11 @@ export class KyselyGroupRepository implements GroupRepository {
   }
 
   async search({ filter, withMembers, sortBy, sortDirection, offset, limit }: GroupSearch): Promise<GroupSearchResult> {
+    const key = uniqueKeyOf(filter, GROUP_FILTER);
+    if (key?.column === 'group_id') {
+      const group = await this.find(key.value, { withMembers });
+      return { groups: group && offset === 0 && limit > 0 ? [group] : [], total: group ? 1 : 0 };
+    }
     const where = (eb: ExpressionBuilder<Database, 'groups'>) => (filter ? filterExpression(eb, filter, GROUP_FILTER) : sql<SqlBool>`true`);
     const rows = await this.db
       .selectFrom('groups')

@@ -36,6 +36,8 @@ interface TextAttribute {
   caseExact: boolean;
   /** The stored form of a value compared with `eq` or `ne`. */
   stored?: (value: string) => string;
+  /** Whether no two rows share a value: `eq` on it is a lookup by key (uniqueKeyOf). */
+  unique?: boolean;
 }
 interface DateAttribute {
   kind: 'date';
@@ -60,8 +62,8 @@ export interface FilterSchema {
 export const USER_FILTER: FilterSchema = {
   prefixes: ['urn:ietf:params:scim:schemas:core:2.0:user:', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:user:'],
   attributes: {
-    id: { kind: 'text', column: 'user_id', caseExact: true, stored: (value) => value.replaceAll('-', '').toLowerCase() },
-    username: { kind: 'text', column: 'username', caseExact: true, stored: prepareUsername },
+    id: { kind: 'text', column: 'user_id', caseExact: true, unique: true, stored: (value) => value.replaceAll('-', '').toLowerCase() },
+    username: { kind: 'text', column: 'username', caseExact: true, unique: true, stored: prepareUsername },
     externalid: { kind: 'text', column: 'external_id', caseExact: true },
     'name.givenname': { kind: 'text', column: 'first_name', caseExact: false },
     'name.familyname': { kind: 'text', column: 'last_name', caseExact: false },
@@ -78,7 +80,7 @@ export const USER_FILTER: FilterSchema = {
 export const GROUP_FILTER: FilterSchema = {
   prefixes: ['urn:ietf:params:scim:schemas:core:2.0:group:'],
   attributes: {
-    id: { kind: 'text', column: 'group_id', caseExact: true, stored: (value) => value.replaceAll('-', '').toLowerCase() },
+    id: { kind: 'text', column: 'group_id', caseExact: true, unique: true, stored: (value) => value.replaceAll('-', '').toLowerCase() },
     displayname: { kind: 'text', column: 'name', caseExact: false },
     externalid: { kind: 'text', column: 'external_id', caseExact: true },
     members: { kind: 'members' },
@@ -92,11 +94,16 @@ export const GROUP_FILTER: FilterSchema = {
 const attributeNamed = (schema: FilterSchema, name: string): Attribute | undefined =>
   Object.hasOwn(schema.attributes, name) ? schema.attributes[name] : undefined;
 
-/** The attribute a filter names, or InvalidFilterError listing those it could name. */
-function attributeOf(schema: FilterSchema, path: string): Attribute {
+/** The attribute a path names (its schema's URN prefix optional), if the schema has one. */
+function attributeAt(schema: FilterSchema, path: string): Attribute | undefined {
   let name = path.toLowerCase();
   for (const prefix of schema.prefixes) if (name.startsWith(prefix)) name = name.slice(prefix.length);
-  const attribute = attributeNamed(schema, name);
+  return attributeNamed(schema, name);
+}
+
+/** The attribute a filter names, or InvalidFilterError listing those it could name. */
+function attributeOf(schema: FilterSchema, path: string): Attribute {
+  const attribute = attributeAt(schema, path);
   if (!attribute) {
     throw new InvalidFilterError(
       `cannot filter on ${JSON.stringify(path)}: the filterable attributes are ${Object.keys(schema.attributes).join(', ')}`,
@@ -147,6 +154,19 @@ function membersComparison(eb: Where, op: string, value: unknown, path: string):
       .where('user_groups.user_id', '=', value.replaceAll('-', '').toLowerCase()),
   );
   return op === 'eq' ? holds : eb.not(holds);
+}
+
+/**
+ * The column and stored value when a filter names at most one row by a unique attribute:
+ * `userName eq "…"`, which Entra ID and Okta send before every create, and `id eq "…"`.
+ * Such a search is a lookup by key, run as the repositories' prepared lookups are, where
+ * building and compiling the general query would cost several times the lookup itself.
+ */
+export function uniqueKeyOf(filter: UserFilter | undefined, schema: FilterSchema): { column: Column; value: string } | undefined {
+  if (filter?.op !== 'eq' || !('compValue' in filter) || typeof filter.compValue !== 'string') return undefined;
+  const attribute = attributeAt(schema, filter.attrPath);
+  if (attribute?.kind !== 'text' || !attribute.unique) return undefined;
+  return { column: attribute.column, value: attribute.stored?.(filter.compValue) ?? filter.compValue };
 }
 
 /** The filter as a WHERE on the table `schema` describes. */

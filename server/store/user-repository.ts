@@ -17,7 +17,7 @@ import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './da
 import { type MembershipRow, membershipsQuery } from './group-repository.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
-import { USER_FILTER, filterExpression, totalMatches } from './scim-filter.js';
+import { USER_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
 import {
   type ChangeAuthor,
   type ExpectedVersions,
@@ -145,6 +145,11 @@ export class KyselyUserRepository implements UserRepository {
   }
 
   async search({ filter, sortBy, sortDirection, offset, limit }: UserSearch): Promise<UserSearchResult> {
+    const key = uniqueKeyOf(filter, USER_FILTER);
+    if (key && (key.column === 'user_id' || key.column === 'username')) {
+      const user = await this.#find(this.db, key.column, key.value);
+      return { users: user && offset === 0 && limit > 0 ? [user] : [], total: user ? 1 : 0 };
+    }
     const where = (eb: ExpressionBuilder<Database, 'users'>) => (filter ? filterExpression(eb, filter, USER_FILTER) : sql<SqlBool>`true`);
     const rows = await this.db
       .selectFrom('users')

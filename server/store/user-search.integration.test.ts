@@ -128,6 +128,24 @@ describe(`searching users with a SCIM filter (${TEST_STORE})`, () => {
     assert.equal((await search(undefined, { sortBy: 'last_name', sortDirection: 'desc', offset: 0, limit: 0 })).total, 4);
   });
 
+  it('answers a lookup by key (userName eq, id eq) as the general query answers it, page by page', async () => {
+    // The same filter with a term that matches everyone is no lookup: it goes through the general query.
+    const id = ids.grace!;
+    for (const filter of ['userName eq "Grace_H@example.com"', 'userName eq "nobody@example.com"', `id eq "${id.toUpperCase()}"`]) {
+      for (const page of [
+        { offset: 0, limit: 100 },
+        { offset: 0, limit: 1 },
+        { offset: 0, limit: 0 },
+        { offset: 1, limit: 100 },
+      ]) {
+        const looked = await search(filter, page);
+        const queried = await search(`${filter} and active pr`, page);
+        assert.deepEqual(looked, queried, `${filter} at ${JSON.stringify(page)}`);
+      }
+    }
+    assert.equal((await search('userName eq "Grace_H@example.com"')).users[0]?.record.user_id, id);
+  });
+
   it('refuses what it cannot run with InvalidFilterError, naming why', async () => {
     for (const [filter, message] of [
       ['emails.value eq "a@b.c"', /cannot filter on "emails.value"/],
