@@ -156,8 +156,20 @@ const PARTICULAR: Partial<Record<`${ScimOperationId} ${number}`, ScimRecipe>> = 
     return { path: `/Groups/${renamed.group_id}`, body: groupBody(owner.name) };
   },
   'replaceGroup 412': async (f) => ({ path: `/Groups/${(await f.apiGroup()).group_id}`, body: groupBody(f.groupName()), headers: STALE }),
-  // Entra ID's batched member changes.
+  // A client that names what to show gets the group back.
   'patchGroup 200': async (f) => {
+    const [group, member] = await Promise.all([f.apiGroup(), f.user()]);
+    return {
+      path: `/Groups/${group.group_id}`,
+      query: '?excludedAttributes=members',
+      body: patchBody(
+        { op: 'add', path: 'members', value: [{ value: member.user_id }] },
+        { op: 'replace', value: { displayName: f.groupName() } },
+      ),
+    };
+  },
+  // Entra ID's batched member changes.
+  'patchGroup 204': async (f) => {
     const [group, first, second] = await Promise.all([f.apiGroup(), f.user(), f.user()]);
     return {
       path: `/Groups/${group.group_id}`,

@@ -155,14 +155,17 @@ export interface paths {
         post?: never;
         /**
          * Delete a user
-         * @description Deletes the user and its memberships. User1
+         * @description Deletes the user and its memberships (with `If-Match`, only at a version it names).
          */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Change part of a user
-         * @description Applies the operations in order, all or none, as one change with one new version. User0
+         * @description Applies the operations in order, all or none, as one change with one new version (with
+         *     `If-Match`, only at a version it names). Paths and value filters are RFC 7644's
+         *     (`emails[type eq "work"].value`); Entra ID's `"op": "Replace"` with `"value": "False"` and
+         *     Okta's `replace` without a path, its value the attributes to set, are understood.
          */
         patch: operations["patchUser"];
         trace?: never;
@@ -220,14 +223,23 @@ export interface paths {
         post?: never;
         /**
          * Delete a group
-         * @description Deletes the group and its memberships. Group1
+         * @description Deletes the group and its memberships (with `If-Match`, only at a version it names); the system group cannot be deleted.
          */
         delete: operations["deleteGroup"];
         options?: never;
         head?: never;
         /**
          * Change part of a group
-         * @description Applies the operations in order, all or none, as one change with one new version. Group0
+         * @description Applies the operations in order, all or none, as one change with one new version (with
+         *     `If-Match`, only at a version it names). What providers send is written as a change, whatever
+         *     the group's size: members added (`add` to `members`) or removed (`remove` of
+         *     `members[value eq "…"]`, or of `members` with a list of `value`s), the name and `externalId`;
+         *     any other operation is applied to the group as a whole. The system group keeps its name and
+         *     every user.
+         *
+         *     Answers 204 No Content with the new version in `ETag` (RFC 7644, 3.5.2), so that a change to
+         *     a group of many members does not send them all back. With `attributes` or
+         *     `excludedAttributes`, answers 200 with the group, showing what they select.
          */
         patch: operations["patchGroup"];
         trace?: never;
@@ -1741,7 +1753,18 @@ export interface operations {
     };
     patchGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only these attributes (comma-separated, e.g. `userName,name.givenName`), with `schemas` and `id`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["Attributes"];
+                /**
+                 * @description Every attribute but these (comma-separated); `schemas` and `id` are always there.
+                 * @example groups
+                 */
+                excludedAttributes?: components["parameters"]["ExcludedAttributes"];
+            };
             header?: {
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
@@ -1803,7 +1826,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The group as changed. */
+            /** @description The group as changed, showing what `attributes` or `excludedAttributes` select. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1812,6 +1835,14 @@ export interface operations {
                 content: {
                     "application/scim+json": components["schemas"]["Group"];
                 };
+            };
+            /** @description Changed (or already as asked); the group's version is in `ETag`. */
+            204: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -52,8 +52,13 @@ describe('SCIM Groups', () => {
       schemas: [PATCH_OP],
       Operations: [{ op: 'Add', path: 'members', value: users.map((user) => ({ value: user.user_id })) }],
     });
-    assert.equal(added.status, 200, added.text);
-    assert.deepEqual(memberIds(added.body), users.map((user) => user.user_id).sort());
+    // 204, as Entra ID's documentation shows it, with the new version.
+    assert.equal(added.status, 204, added.text);
+    assert.equal(added.text, '');
+    const afterAdding = await scim('GET', `/Groups/${group.id}`);
+    assert.deepEqual(memberIds(afterAdding.body), users.map((user) => user.user_id).sort());
+    assert.equal(added.headers.get('ETag'), afterAdding.headers.get('ETag'));
+    assert.notEqual(added.headers.get('ETag'), group.meta.version);
     const removed = await scim('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
       Operations: [
@@ -61,14 +66,95 @@ describe('SCIM Groups', () => {
         { op: 'Remove', path: 'members', value: [{ value: users[1]!.user_id }] },
       ],
     });
-    assert.equal(removed.status, 200, removed.text);
-    assert.deepEqual(memberIds(removed.body), [users[2]!.user_id]);
+    assert.equal(removed.status, 204, removed.text);
+    assert.deepEqual(memberIds((await scim('GET', `/Groups/${group.id}`)).body), [users[2]!.user_id]);
     assert.ok(!(await groupsOf(users[0]!.user_id)).includes(group.displayName));
     const events = await service.callAsAdmin('get_audit_events', { target_user_id: users[1]!.user_id });
     const operations = events.body.events
       .filter((event: { target_group_id: string }) => event.target_group_id === group.id)
       .map((event: { operation: string; protocol: string }) => `${event.operation} via ${event.protocol}`);
     assert.deepEqual(operations, ['removeUserGroup via scim', 'addUserGroup via scim']);
+  });
+
+  it("renames with Okta's replace without a path and Entra ID's with one; answers the group to a client that names attributes", async () => {
+    const member = await service.createUser();
+    const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName(), members: [{ value: member.user_id }] }))
+      .body;
+    const oktaName = freshGroupName();
+    const okta = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { id: group.id, displayName: oktaName } }],
+    });
+    assert.equal(okta.status, 204, okta.text);
+    assert.ok((await groupsOf(member.user_id)).includes(oktaName), 'the workspace API sees the new name at once');
+    const entraName = freshGroupName();
+    const entra = await scim('PATCH', `/Groups/${group.id}?excludedAttributes=members`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'Replace', path: 'displayName', value: ` ${entraName} ` },
+        { op: 'Add', path: 'externalId', value: 'entra-object-7' },
+      ],
+    });
+    assert.equal(entra.status, 200, entra.text);
+    assert.equal(entra.body.displayName, entraName);
+    assert.equal(entra.body.externalId, 'entra-object-7');
+    assert.equal(entra.body.members, undefined, 'excludedAttributes=members');
+    assert.equal(entra.headers.get('ETag'), entra.body.meta.version);
+    const shown = await scim('PATCH', `/Groups/${group.id}?attributes=members`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: 'externalId' }],
+    });
+    assert.equal(shown.status, 200, shown.text);
+    assert.deepEqual(memberIds(shown.body), [member.user_id]);
+    assert.equal(shown.body.displayName, undefined, 'attributes=members');
+    assert.equal((await scim('GET', `/Groups/${group.id}`)).body.externalId, undefined);
+  });
+
+  it('applies member operations in order, names members as the contract accepts ids, and writes nothing for a PATCH that changes nothing', async () => {
+    const [ada, bob] = [await service.createUser(), await service.createUser()];
+    const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName(), members: [{ value: ada.user_id }] }))
+      .body;
+    const dashed = (id: string) =>
+      `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`.toUpperCase();
+    const changed = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'add', path: 'members', value: [{ value: dashed(bob.user_id), display: 'Bob' }] },
+        { op: 'remove', path: `Members[Value eq "${dashed(ada.user_id)}"]` },
+        { op: 'add', path: 'members', value: [{ value: ada.user_id }] },
+        { op: 'remove', path: 'members', value: [{ value: bob.user_id }] },
+      ],
+    });
+    assert.equal(changed.status, 204, changed.text);
+    assert.deepEqual(
+      memberIds((await scim('GET', `/Groups/${group.id}`)).body),
+      [ada.user_id],
+      'the last operation on each member decides',
+    );
+    const version = changed.headers.get('ETag');
+    assert.equal(version, group.meta.version, 'bob in and out, ada out and in: nothing changed, and the version stayed');
+    const nothing = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'add', path: 'members', value: [{ value: ada.user_id }] },
+        { op: 'remove', path: `members[value eq "${bob.user_id}"]` },
+      ],
+    });
+    assert.equal(nothing.status, 204, nothing.text);
+    assert.equal(nothing.headers.get('ETag'), version, 'a member already in, a member already out');
+    const events = await service.callAsAdmin('get_audit_events', { target_user_id: bob.user_id });
+    assert.equal(
+      events.body.events.filter((event: { target_group_id: string }) => event.target_group_id === group.id).length,
+      0,
+      'no membership of bob was ever written',
+    );
+    // Any other operation applies to the group as a whole: a replacement of the member list.
+    const replaced = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'members', value: [{ value: bob.user_id }] }],
+    });
+    assert.equal(replaced.status, 204, replaced.text);
+    assert.deepEqual(memberIds((await scim('GET', `/Groups/${group.id}`)).body), [bob.user_id]);
   });
 
   it('renames with PUT, which sets exactly the members listed; a taken name is 409 uniqueness; an unknown member 400 invalidValue', async () => {
@@ -99,8 +185,26 @@ describe('SCIM Groups', () => {
     });
     assert.equal(unknown.status, 400, unknown.text);
     assert.equal(unknown.body.scimType, 'invalidValue');
+    const partly = await scim('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'add', path: 'members', value: [{ value: dropped.user_id }] },
+        { op: 'replace', path: 'displayName', value: other.displayName },
+      ],
+    });
+    assert.equal(partly.status, 409, partly.text);
+    assert.equal(partly.body.scimType, 'uniqueness');
+    const stale = await scim(
+      'PATCH',
+      `/Groups/${group.id}`,
+      { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: dropped.user_id }] }] },
+      { 'If-Match': group.meta.version },
+    );
+    assert.equal(stale.status, 412, stale.text);
+    assert.equal(stale.body.scimType, 'versionMismatch');
     const after = await scim('GET', `/Groups/${group.id}`);
     assert.equal(after.headers.get('ETag'), replaced.headers.get('ETag'), 'the refused writes changed nothing');
+    assert.deepEqual(memberIds(after.body), [kept.user_id], 'no member of a refused PATCH was added');
   });
 
   it('keeps the system group: no rename, no member taken out, no delete (409 mutability)', async () => {
@@ -114,6 +218,10 @@ describe('SCIM Groups', () => {
       await scim('PATCH', `/Groups/${system.id}`, {
         schemas: [PATCH_OP],
         Operations: [{ op: 'replace', path: 'displayName', value: 'Everyone' }],
+      }),
+      await scim('PATCH', `/Groups/${system.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'remove', path: 'members', value: [{ value: user.user_id }] }],
       }),
       await scim('PATCH', `/Groups/${system.id}`, {
         schemas: [PATCH_OP],
@@ -159,8 +267,8 @@ describe('SCIM Groups', () => {
 describe('SCIM Groups without their members', () => {
   let service: TestService;
   let scim: ScimClient;
-  /** What each group read was asked for: a group may hold every user, so members are read only to be shown. */
-  const reads: { withMembers: boolean }[] = [];
+  /** What each group read or write was asked for: a group may hold every user, so members are read only to be shown. */
+  const reads: ({ withMembers: boolean } | { amend: { withMembers: boolean } } | { rewrite: true })[] = [];
   before(async () => {
     service = await startTestService({
       wrapStore: (store) => ({
@@ -177,6 +285,16 @@ describe('SCIM Groups without their members', () => {
               return (query: Parameters<typeof repository.search>[0]) => {
                 reads.push({ withMembers: query.withMembers });
                 return repository.search(query);
+              };
+            if (name === 'amend')
+              return (...args: Parameters<typeof repository.amend>) => {
+                reads.push({ amend: { withMembers: args[3]?.withMembers ?? false } });
+                return repository.amend(...args);
+              };
+            if (name === 'rewrite')
+              return (...args: Parameters<typeof repository.rewrite>) => {
+                reads.push({ rewrite: true });
+                return repository.rewrite(...args);
               };
             const value: unknown = Reflect.get(repository, name, repository);
             return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(repository) : value;
@@ -218,6 +336,51 @@ describe('SCIM Groups without their members', () => {
           [member.user_id],
           path,
         );
+    }
+  });
+
+  it("changes members and names without reading the member list, as Entra ID's and Okta's PATCHes come", async () => {
+    const [ada, bob] = [await service.createUser(), await service.createUser()];
+    const created = await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName(), members: [{ value: ada.user_id }] });
+    const id = created.body.id as string;
+    const patch = (path: string, ...Operations: object[]) => scim('PATCH', path, { schemas: [PATCH_OP], Operations });
+    const cases: [string, () => Promise<{ status: number; text: string }>, typeof reads][] = [
+      [
+        'Entra ID adds',
+        () => patch(`/Groups/${id}`, { op: 'Add', path: 'members', value: [{ value: bob.user_id }] }),
+        [{ withMembers: false }, { amend: { withMembers: false } }],
+      ],
+      [
+        'Entra ID removes by value',
+        () => patch(`/Groups/${id}`, { op: 'Remove', path: 'members', value: [{ value: bob.user_id }] }),
+        [{ withMembers: false }, { amend: { withMembers: false } }],
+      ],
+      [
+        'Okta removes by filter',
+        () => patch(`/Groups/${id}`, { op: 'remove', path: `members[value eq "${ada.user_id}"]` }),
+        [{ withMembers: false }, { amend: { withMembers: false } }],
+      ],
+      [
+        'Okta renames',
+        () => patch(`/Groups/${id}`, { op: 'replace', value: { id, displayName: freshGroupName() } }),
+        [{ withMembers: false }, { amend: { withMembers: false } }],
+      ],
+      [
+        'members asked for in the answer',
+        () => patch(`/Groups/${id}?attributes=members`, { op: 'add', path: 'members', value: [{ value: ada.user_id }] }),
+        [{ withMembers: false }, { amend: { withMembers: true } }],
+      ],
+      [
+        'a replacement of the member list, applied to the whole group',
+        () => patch(`/Groups/${id}`, { op: 'replace', path: 'members', value: [{ value: bob.user_id }] }),
+        [{ withMembers: true }, { rewrite: true }],
+      ],
+    ];
+    for (const [name, send, expected] of cases) {
+      reads.length = 0;
+      const answer = await send();
+      assert.ok(answer.status === 204 || answer.status === 200, `${name}: ${answer.text}`);
+      assert.deepEqual(reads, expected, name);
     }
   });
 });

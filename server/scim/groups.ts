@@ -20,7 +20,8 @@ import type { Store } from '../store/repositories.js';
 import { ScimFailure, invalidFilter, invalidValue, resourceNotFound } from './errors.js';
 import { GROUP_SCHEMA, groupFieldsFrom, scimGroup } from './group-resource.js';
 import { listQuery, listResponse } from './list-query.js';
-import { patched } from './patch.js';
+import { groupAmendment } from './group-amendment.js';
+import { patchOperations, patched } from './patch.js';
 import { projected, shows } from './projection.js';
 import type { ScimAnswer, ScimHandlers, ScimRequest } from './types.js';
 import { InvalidValueError } from './user-resource.js';
@@ -78,24 +79,37 @@ export function scimGroupHandlers(
     return stored;
   };
 
-  const rewriteGroup = async (request: ScimRequest, rewrite: (current: StoredGroup) => unknown): Promise<ScimAnswer> => {
+  /**
+   * A change to the group as read (with its members when `readMembers`), written only at the
+   * version read (versioned-write.ts); the store's refusals answered as SCIM's.
+   */
+  const changeGroup = async (
+    request: ScimRequest,
+    readMembers: boolean,
+    write: (current: StoredGroup) => Promise<StoredGroup | 'no_group' | 'system_group'>,
+  ): Promise<StoredGroup> => {
     try {
-      const updated = await writeAtVersionRead(
+      return await writeAtVersionRead(
         request.expectedVersions,
-        () => found(request.id),
+        () => found(request.id, readMembers),
         async (current) => {
-          const result = await store.groups.rewrite(current.record.group_id, fieldsOf(rewrite(current)), request.author, [current.version]);
+          const result = await write(current);
           if (result === 'no_group') throw resourceNotFound('Group');
           if (result === 'system_group') throw systemGroupKept();
           return result;
         },
         groupChanged,
       );
-      return answer(updated, request);
     } catch (error) {
       return answeringRefusals(error);
     }
   };
+
+  /** The group set to what `rewrite` makes of it as read, members and all. */
+  const rewriteGroup = (request: ScimRequest, rewrite: (current: StoredGroup) => unknown) =>
+    changeGroup(request, true, (current) =>
+      store.groups.rewrite(current.record.group_id, fieldsOf(rewrite(current)), request.author, [current.version]),
+    );
 
   return {
     async listGroups(request) {
@@ -132,11 +146,23 @@ export function scimGroupHandlers(
     },
 
     async replaceGroup(request) {
-      return rewriteGroup(request, () => request.body);
+      return answer(await rewriteGroup(request, () => request.body), request);
     },
 
     async patchGroup(request) {
-      return rewriteGroup(request, (current) => patched(scimGroup(current, request.base), request.body));
+      const operations = patchOperations(request.body);
+      const amendment = groupAmendment(operations);
+      // The group goes back only to a client that says which of it to show (see the contract).
+      const shown = request.query.attributes !== undefined || request.query.excludedAttributes !== undefined;
+      const changed = amendment
+        ? await changeGroup(request, false, (current) =>
+            store.groups.amend(current.record.group_id, amendment, request.author, {
+              expected: [current.version],
+              withMembers: shown && showsMembers(request),
+            }),
+          )
+        : await rewriteGroup(request, (current) => patched(scimGroup(current, request.base), operations));
+      return shown ? answer(changed, request) : { status: 204, version: changed.version };
     },
 
     async deleteGroup(request) {

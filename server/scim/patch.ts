@@ -40,18 +40,19 @@ function holdsPrototypeKey(value: unknown): boolean {
   return Object.entries(value).some(([key, inner]) => key === '__proto__' || holdsPrototypeKey(inner));
 }
 
-interface PatchBody {
-  Operations: { op: string; path?: string; value?: unknown }[];
+/** One operation of a PATCH, its `op` in lower case (RFC 7644 names them so; Entra ID capitalises). */
+export interface PatchOperation {
+  op: string;
+  path?: string;
+  value?: unknown;
 }
-
-type Operation = PatchBody['Operations'][number];
 
 /**
  * A `remove` with a path to a list and a `value` naming entries by their `value` (Entra ID
  * takes members out so: `{"op": "Remove", "path": "members", "value": [{"value": "…"}]}`)
  * removes those entries, whatever else they hold: as one value filter per entry.
  */
-function removalsByValue(operation: Operation): Operation[] {
+function removalsByValue(operation: PatchOperation): PatchOperation[] {
   const entries = operation.value;
   if (operation.op !== 'remove' || operation.path === undefined || operation.path.includes('[') || !Array.isArray(entries))
     return [operation];
@@ -62,9 +63,14 @@ function removalsByValue(operation: Operation): Operation[] {
   }));
 }
 
-/** The resource with the body's operations applied; the resource given is left as it is. */
-export function patched(resource: object, body: unknown): Record<string, unknown> {
-  const operations = (body as PatchBody).Operations.flatMap((operation) =>
+/**
+ * A PATCH body's operations as they are applied: `op` in lower case, removals by value as
+ * value filters. Refused, before anything is applied, where a path or value would reach
+ * JavaScript's objects, where a path names what the service sets, and where an operation
+ * without a path has no attributes to set.
+ */
+export function patchOperations(body: unknown): PatchOperation[] {
+  const operations = (body as { Operations: PatchOperation[] }).Operations.flatMap((operation) =>
     removalsByValue({ ...operation, op: operation.op.toLowerCase() }),
   );
   for (const { op, path, value } of operations) {
@@ -76,6 +82,11 @@ export function patched(resource: object, body: unknown): Record<string, unknown
     if (path === undefined && op !== 'remove' && (typeof value !== 'object' || value === null || Array.isArray(value)))
       throw invalidValue(`"${op}" without a path needs an object of attributes as its value`);
   }
+  return operations;
+}
+
+/** The resource with the operations (patchOperations) applied; the resource given is left as it is. */
+export function patched(resource: object, operations: readonly PatchOperation[]): Record<string, unknown> {
   try {
     return scimPatch(structuredClone(resource) as unknown as ScimResource, operations as ScimPatchOperation[], {
       mutateDocument: true,

@@ -14,7 +14,7 @@ import { NameTakenError, StaleVersionError, type StoredUser, type UserChanges, t
 import type { Store } from '../store/repositories.js';
 import { invalidFilter, invalidValue, resourceNotFound } from './errors.js';
 import { listQuery, listResponse } from './list-query.js';
-import { patched } from './patch.js';
+import { patchOperations, patched } from './patch.js';
 import { projected } from './projection.js';
 import type { ScimAnswer, ScimHandlers, ScimRequest } from './types.js';
 import { writeAtVersionRead } from './versioned-write.js';
@@ -176,7 +176,8 @@ export function scimUserHandlers(
     },
 
     async patchUser(request) {
-      return rewriteUser(request, (current) => patched(scimUser(current, request.base), request.body));
+      const operations = patchOperations(request.body);
+      return rewriteUser(request, (current) => patched(scimUser(current, request.base), operations));
     },
 
     async deleteUser(request) {

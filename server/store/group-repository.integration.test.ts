@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'scim2-parse-filter';
-import { NameTakenError } from './records.js';
+import { NameTakenError, StaleVersionError, UnknownMembersError } from './records.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import type { Store } from './repositories.js';
 import { newUserRecord, openTestStore, TEST_STORE, type TestStore } from './testing/open-test-store.js';
@@ -97,6 +97,83 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     assert.equal(await store.groups.addMember('0'.repeat(32), group.group_id, TEST_SETUP), 'no_user');
     assert.equal(await store.groups.addMember(user.user_id, '0'.repeat(32), TEST_SETUP), 'no_group');
     assert.equal(await store.groups.removeMember(user.user_id, '0'.repeat(32), TEST_SETUP), 'no_group');
+  });
+
+  it('amends a group by the members it names, reading no others, with an audit event and a new version per user changed', async () => {
+    const [ada, bob, eve] = await Promise.all([1, 2, 3].map(async () => (await store.users.create(newUserRecord(), TEST_SETUP)).record));
+    const groupId = newGroupId();
+    await store.groups.create({ group_id: groupId, name: `Amended ${groupId}`, members: [ada!.user_id, eve!.user_id] }, TEST_SETUP);
+    const before = (await store.groups.find(groupId))!;
+    const versionOf = async (userId: string) => (await store.users.findById(userId))!.version;
+    const [adaVersion, eveVersion] = [await versionOf(ada!.user_id), await versionOf(eve!.user_id)];
+    const earlier = new Set((await store.audit.list({ pageSize: 100 })).events.map((event) => event.event_id));
+
+    const amended = await store.groups.amend(
+      groupId,
+      { addMembers: [bob!.user_id, eve!.user_id], removeMembers: [ada!.user_id] },
+      TEST_SETUP,
+      {
+        expected: [before.version],
+      },
+    );
+    assert.ok(typeof amended === 'object');
+    assert.equal(amended.members, undefined, 'answered without its members unless asked');
+    assert.equal(amended.version, before.version + 1);
+    const members = (await store.groups.find(groupId))!.members!.map((member) => member.user_id).sort();
+    assert.deepEqual(members, [bob!.user_id, eve!.user_id].sort());
+    assert.notEqual(await versionOf(ada!.user_id), adaVersion, 'ada left: her groups changed');
+    assert.equal(await versionOf(eve!.user_id), eveVersion, 'eve was already in: nothing of hers changed');
+    const trail = await store.audit.list({ pageSize: 100 });
+    const ofGroup = trail.events
+      .filter((event) => !earlier.has(event.event_id))
+      .map((event) => `${event.operation} ${event.target_user_id}`);
+    assert.deepEqual(ofGroup.sort(), [`addUserGroup ${bob!.user_id}`, `removeUserGroup ${ada!.user_id}`].sort());
+
+    const unchanged = await store.groups.amend(groupId, { addMembers: [bob!.user_id], removeMembers: [ada!.user_id] }, TEST_SETUP, {
+      withMembers: true,
+    });
+    assert.ok(typeof unchanged === 'object');
+    assert.equal(unchanged.version, amended.version, 'a member already in and one already out: nothing written');
+    assert.equal(unchanged.members?.length, 2);
+    await assert.rejects(
+      store.groups.amend(groupId, { addMembers: [ada!.user_id], removeMembers: [] }, TEST_SETUP, { expected: [before.version] }),
+      (error) => error instanceof StaleVersionError && error.current === amended.version,
+    );
+    await assert.rejects(
+      store.groups.amend(groupId, { name: `Renamed ${groupId}`, addMembers: ['f'.repeat(32)], removeMembers: [bob!.user_id] }, TEST_SETUP),
+      (error) => error instanceof UnknownMembersError,
+    );
+    const after = (await store.groups.find(groupId))!;
+    assert.equal(after.version, amended.version, 'a refused amendment is undone whole');
+    assert.equal(after.record.name, `Amended ${groupId}`);
+    assert.equal(await store.groups.amend('0'.repeat(32), { addMembers: [], removeMembers: [] }, TEST_SETUP), 'no_group');
+  });
+
+  it('amends names, moving the version of every member, whose groups are named in them', async () => {
+    const member = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
+    const groupId = newGroupId();
+    await store.groups.create({ group_id: groupId, name: `Before ${groupId}`, members: [member.user_id] }, TEST_SETUP);
+    const memberVersion = (await store.users.findById(member.user_id))!.version;
+    const renamed = await store.groups.amend(
+      groupId,
+      { name: `After ${groupId}`, external_id: 'ext-1', addMembers: [], removeMembers: [] },
+      TEST_SETUP,
+    );
+    assert.ok(typeof renamed === 'object');
+    assert.deepEqual([renamed.record.name, renamed.external_id], [`After ${groupId}`, 'ext-1']);
+    assert.deepEqual(await groupNames(member.user_id), ['After ' + groupId, 'All Users'].sort());
+    assert.notEqual((await store.users.findById(member.user_id))!.version, memberVersion);
+  });
+
+  it('keeps the system group whole through an amendment: no rename, nobody taken out', async () => {
+    const user = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
+    const system = (await store.groups.list()).find((group) => group.is_system)!;
+    const amend = (amendment: Parameters<Store['groups']['amend']>[1]) => store.groups.amend(system.group_id, amendment, TEST_SETUP);
+    assert.equal(await amend({ addMembers: [], removeMembers: [user.user_id] }), 'system_group');
+    assert.equal(await amend({ name: 'Everyone', addMembers: [], removeMembers: [] }), 'system_group');
+    const unchanged = await amend({ addMembers: [user.user_id], removeMembers: ['f'.repeat(32)] });
+    assert.ok(typeof unchanged === 'object', 'adding a member it holds, removing one it never held: nothing to refuse');
+    assert.deepEqual(await groupNames(user.user_id), ['All Users']);
   });
 
   it('keeps everyone in the system group, which cannot be deleted, and left only when the caller allows it', async () => {

@@ -5,6 +5,7 @@ import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import {
   type ChangeAuthor,
   type Group,
+  type GroupAmendment,
   type GroupChanges,
   type GroupMember,
   type GroupRewrite,
@@ -129,44 +130,85 @@ export class KyselyGroupRepository implements GroupRepository {
     by: ChangeAuthor,
     expected?: readonly number[],
   ): Promise<StoredGroup | 'no_group' | 'system_group'> {
+    return this.#change(groupId, by, expected, true, async (trx, row) => {
+      const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
+      const current = new Set((stored.members ?? []).map((member) => member.user_id));
+      const wanted = rewrite.members ? new Set(rewrite.members) : current;
+      return {
+        fields: changedFields(row, rewrite),
+        added: [...wanted].filter((userId) => !current.has(userId)),
+        removed: [...current].filter((userId) => !wanted.has(userId)),
+        unchanged: stored,
+      };
+    });
+  }
+
+  async amend(
+    groupId: string,
+    amendment: GroupAmendment,
+    by: ChangeAuthor,
+    { expected, withMembers = false }: { expected?: readonly number[]; withMembers?: boolean } = {},
+  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
+    return this.#change(groupId, by, expected, withMembers, async (trx, row) => {
+      // Of the members it names, which the group holds now: the rest of its members are not read.
+      const named = [...new Set([...amendment.addMembers, ...amendment.removeMembers])];
+      const held =
+        named.length === 0
+          ? []
+          : await trx.selectFrom('user_groups').select('user_id').where('group_id', '=', groupId).where('user_id', 'in', named).execute();
+      const holds = new Set(held.map((membership) => membership.user_id));
+      return {
+        fields: changedFields(row, amendment),
+        added: [...new Set(amendment.addMembers)].filter((userId) => !holds.has(userId)),
+        removed: [...new Set(amendment.removeMembers)].filter((userId) => holds.has(userId)),
+      };
+    });
+  }
+
+  async #row(db: Db, groupId: string): Promise<StoredRow | undefined> {
+    return db.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
+  }
+
+  /**
+   * A change to a group, worked out by `plan` on the group as read and written in the same
+   * transaction: its fields, then its memberships, each with its audit event. The group's
+   * version moves first, on the version read, so that of writers that read it one wins (the
+   * others get StaleVersionError). A change that changes nothing writes nothing.
+   */
+  async #change(
+    groupId: string,
+    by: ChangeAuthor,
+    expected: readonly number[] | undefined,
+    withMembers: boolean,
+    plan: (trx: Db, row: StoredRow) => Promise<PlannedChange>,
+  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
     return uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
+        const row = await this.#row(trx, groupId);
         if (!row) return 'no_group' as const;
         if (expected && !expected.includes(row.version)) throw new StaleVersionError(row.version);
-        const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
-        // Read with its members (storedGroups reads them unless told not to).
-        const current = new Set((stored.members ?? []).map((member) => member.user_id));
-        const wanted = rewrite.members ? new Set(rewrite.members) : current;
-        const added = [...wanted].filter((userId) => !current.has(userId));
-        const removed = [...current].filter((userId) => !wanted.has(userId));
-        const fields: { name?: string; external_id?: string | null } = {};
-        if (rewrite.name !== undefined && rewrite.name !== row.name) fields.name = rewrite.name;
-        if (rewrite.external_id !== undefined && rewrite.external_id !== row.external_id) fields.external_id = rewrite.external_id;
+        const { fields, added, removed, unchanged } = await plan(trx, row);
         // The system group holds every user and keeps its name.
         if (row.is_system && (fields.name !== undefined || removed.length > 0)) return 'system_group' as const;
-        if (Object.keys(fields).length === 0 && added.length === 0 && removed.length === 0) return stored;
+        if (Object.keys(fields).length === 0 && added.length === 0 && removed.length === 0) {
+          return unchanged ?? ((await storedGroups(trx, [row], withMembers)) as [StoredGroup])[0];
+        }
         const now = new Date().toISOString();
-        // The version moves first, on the version read: of writers that read it, one wins.
         const moved = await trx
           .updateTable('groups')
           .set({ ...fields, ...nextVersion(now) })
           .where('group_id', '=', groupId)
           .where('version', '=', row.version)
           .executeTakeFirst();
-        if (Number(moved.numUpdatedRows) === 0) {
-          const now = await trx.selectFrom('groups').select('version').where('group_id', '=', groupId).executeTakeFirst();
-          throw new StaleVersionError(now?.version ?? row.version);
-        }
+        if (Number(moved.numUpdatedRows) === 0) throw new StaleVersionError((await this.#row(trx, groupId))?.version ?? row.version);
+        // Each member's representation names the group.
         if (fields.name !== undefined) await bumpMembers(trx, groupId, now);
         if (Object.keys(fields).length > 0) {
           await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(fields).sort() });
         }
         await this.#changeMembers(trx, groupId, added, removed, by);
-        const [after] = (await storedGroups(trx, [
-          await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirstOrThrow(),
-        ])) as [StoredGroup];
-        return after;
+        const after = await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirstOrThrow();
+        return ((await storedGroups(trx, [after], withMembers)) as [StoredGroup])[0];
       }),
     );
   }
@@ -266,6 +308,25 @@ export class KyselyGroupRepository implements GroupRepository {
       return 'done';
     });
   }
+}
+
+/** What a change to a group comes to, against the group as read. */
+interface PlannedChange {
+  /** The fields whose values change. */
+  fields: { name?: string; external_id?: string | null };
+  /** Users who join, and users who leave. */
+  added: string[];
+  removed: string[];
+  /** The group as read, with its members, where the plan read them: answered when nothing changes. */
+  unchanged?: StoredGroup;
+}
+
+/** The name and external id a change gives that differ from the row's. */
+function changedFields(row: StoredRow, wanted: { name?: string; external_id?: string | null }): PlannedChange['fields'] {
+  const fields: PlannedChange['fields'] = {};
+  if (wanted.name !== undefined && wanted.name !== row.name) fields.name = wanted.name;
+  if (wanted.external_id !== undefined && wanted.external_id !== row.external_id) fields.external_id = wanted.external_id;
+  return fields;
 }
 
 /** Groups as stored, with their versions and, unless told not to read them, their members (by username), in the order of `rows`. */

@@ -188,6 +188,21 @@ export interface GroupRewrite {
   members?: readonly string[];
 }
 
+/**
+ * Changes to a group named one by one (SCIM's PATCH of members, as providers send it): who
+ * joins, who leaves, and the name and external id when given. Unlike a rewrite, it needs
+ * no member list, so that a change to a group of many members reads and writes only the
+ * members it names.
+ */
+export interface GroupAmendment {
+  name?: string;
+  external_id?: string | null;
+  /** Users to add; those already members stay as they are. */
+  addMembers: readonly string[];
+  /** Users to remove; those not members are left out. */
+  removeMembers: readonly string[];
+}
+
 /** A page of groups matching a SCIM filter. */
 export interface GroupSearch {
   filter?: UserFilter | undefined;

@@ -23,6 +23,7 @@ import type {
   StoredUser,
   UserSearch,
   UserSearchResult,
+  GroupAmendment,
   GroupRewrite,
   GroupSearch,
   GroupSearchResult,
@@ -63,8 +64,7 @@ export interface GroupRepository {
   list(): Promise<Group[]>;
   /** The groups a SCIM filter matches, a page at a time, with their members and the total. */
   search(query: GroupSearch): Promise<GroupSearchResult>;
-  /** The group with its members and version; undefined when there is no such group. */
-  /** The group, with its members unless `withMembers` is false. */
+  /** The group with its version and, unless `withMembers` is false, its members; undefined when there is no such group. */
   find(groupId: string, options?: { withMembers?: boolean }): Promise<StoredGroup | undefined>;
   /** Throws NameTakenError, and UnknownMembersError for members that are not users. */
   create(group: NewGroupRecord, by: ChangeAuthor): Promise<Group>;
@@ -78,6 +78,16 @@ export interface GroupRepository {
     rewrite: GroupRewrite,
     by: ChangeAuthor,
     expected?: ExpectedVersions,
+  ): Promise<StoredGroup | 'no_group' | 'system_group'>;
+  /**
+   * Applies the amendment at once, as `rewrite` does, reading only the members it names; the
+   * group answered holds its members only when `withMembers` asks for them.
+   */
+  amend(
+    groupId: string,
+    amendment: GroupAmendment,
+    by: ChangeAuthor,
+    options?: { expected?: ExpectedVersions; withMembers?: boolean },
   ): Promise<StoredGroup | 'no_group' | 'system_group'>;
   /** Applies the changes at once; a system group keeps its name. Throws NameTakenError. */
   update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'>;
