@@ -384,3 +384,96 @@ describe('SCIM Groups without their members', () => {
     }
   });
 });
+
+describe('SCIM Groups under concurrent member PATCHes', () => {
+  it("applies every one of Entra ID's batches sent at once, read at one version, and one of two with the same If-Match", async () => {
+    const racers = 3;
+    const { service: raced, meet } = await serviceWhereGroupReadsMeet();
+    try {
+      const scim = scimClient(raced);
+      const users = await Promise.all(Array.from({ length: racers + 1 }, () => raced.createUser()));
+      const created = await scim('POST', '/Groups', { schemas: [GROUP], displayName: freshGroupName() });
+      const id = created.body.id as string;
+      // Each batch reads the group at its first version before any writes: all but one lose
+      // the race at the store (the version moved), read again and apply; without the
+      // retry they would be refused. With the same If-Match, below, one alone may write.
+      meet(racers);
+      const answers = await Promise.all(
+        users
+          .slice(0, racers)
+          .map((user) =>
+            scim('PATCH', `/Groups/${id}`, {
+              schemas: [PATCH_OP],
+              Operations: [{ op: 'Add', path: 'members', value: [{ value: user.user_id }] }],
+            }),
+          ),
+      );
+      for (const answer of answers) assert.equal(answer.status, 204, answer.text);
+      const read = await scim('GET', `/Groups/${id}`);
+      assert.deepEqual(
+        read.body.members.map((member: { value: string }) => member.value).sort(),
+        users
+          .slice(0, racers)
+          .map((user) => user.user_id)
+          .sort(),
+        'every batch kept',
+      );
+      assert.equal(read.body.meta.version, `W/"${1 + racers}"`, 'one version per batch');
+
+      const tag = read.headers.get('ETag')!;
+      meet(2);
+      const fenced = await Promise.all(
+        [users[racers]!, users[0]!].map((user, index) =>
+          scim(
+            'PATCH',
+            `/Groups/${id}`,
+            {
+              schemas: [PATCH_OP],
+              Operations: [{ op: index === 0 ? 'add' : 'remove', path: 'members', value: [{ value: user.user_id }] }],
+            },
+            { 'If-Match': tag },
+          ),
+        ),
+      );
+      assert.deepEqual(fenced.map((answer) => answer.status).sort(), [204, 412], fenced.map((answer) => answer.text).join('\n'));
+      assert.equal((await scim('GET', `/Groups/${id}`)).body.meta.version, `W/"${2 + racers}"`, 'one write, one version');
+    } finally {
+      await raced.close();
+    }
+  });
+});
+
+/**
+ * A service whose group reads before a write (without members: the amendment's) can be
+ * made to meet: after `meet(count)`, the next `count` such reads each wait until the last
+ * of them has read, so that `count` concurrent writers read one version before any
+ * writes. Other reads, and reads after the meeting (a loser's retry), pass.
+ */
+async function serviceWhereGroupReadsMeet(): Promise<{ service: TestService; meet: (count: number) => void }> {
+  let meeting: { expected: number; arrived: number; all: Promise<void>; release: () => void } | undefined;
+  const service = await startTestService({
+    wrapStore: (store) => {
+      const find = store.groups.find.bind(store.groups);
+      store.groups.find = async (groupId, options) => {
+        const found = await find(groupId, options);
+        const current = meeting;
+        if (options?.withMembers !== false || !current) return found;
+        if (++current.arrived === current.expected) {
+          meeting = undefined;
+          current.release();
+        }
+        await current.all;
+        return found;
+      };
+      return store;
+    },
+  });
+  return {
+    service,
+    meet: (expected) => {
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      meeting = { expected, arrived: 0, all, release };
+    },
+  };
+}

@@ -88,8 +88,9 @@ export function patchOperations(body: unknown): PatchOperation[] {
 /** The resource with the operations (patchOperations) applied; the resource given is left as it is. */
 export function patched(resource: object, operations: readonly PatchOperation[]): Record<string, unknown> {
   try {
-    return scimPatch(structuredClone(resource) as unknown as ScimResource, operations as ScimPatchOperation[], {
-      mutateDocument: true,
+    // The library patches a copy of its own (a JSON round trip, which a resource read from JSON survives).
+    return scimPatch(resource as unknown as ScimResource, operations as ScimPatchOperation[], {
+      mutateDocument: false,
       treatMissingAsAdd: true,
     }) as unknown as Record<string, unknown>;
   } catch (error) {
