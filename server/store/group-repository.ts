@@ -1,5 +1,5 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
-import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import {
@@ -22,6 +22,9 @@ import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
 import { nextVersion } from './user-repository.js';
 import type { Database } from './schema.js';
+
+/** The name of the lock a group's writers take (#lockGroup): one writer of a group at a time. */
+export const groupLockName = (groupId: string) => `group ${groupId}`;
 
 export type MembershipRow = { user_id: string; group_id: string; name: string };
 
@@ -165,6 +168,16 @@ export class KyselyGroupRepository implements GroupRepository {
     });
   }
 
+  /**
+   * Makes the transaction the group's only writer until it ends. Its writers lock rows in
+   * different orders (a membership, then the group's version; the group's version, then
+   * memberships and their users), so in PostgreSQL two of them on one group could each wait
+   * for the other until one was killed as deadlocked. SQLite has one writer already.
+   */
+  async #lockGroup(trx: Transaction<Database>, groupId: string): Promise<void> {
+    await this.traits.serialize(trx, groupLockName(groupId));
+  }
+
   async #row(db: Db, groupId: string): Promise<StoredRow | undefined> {
     return db.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
   }
@@ -184,6 +197,7 @@ export class KyselyGroupRepository implements GroupRepository {
   ): Promise<StoredGroup | 'no_group' | 'system_group'> {
     return uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
+        await this.#lockGroup(trx, groupId);
         const row = await this.#row(trx, groupId);
         if (!row) return 'no_group' as const;
         if (expected && !expected.includes(row.version)) throw new StaleVersionError(row.version);
@@ -243,6 +257,7 @@ export class KyselyGroupRepository implements GroupRepository {
   async update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'> {
     return uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
+        await this.#lockGroup(trx, groupId);
         const stored = await trx.selectFrom('groups').select(GROUP_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
         if (!stored) return 'no_group' as const;
         if (stored.is_system && changes.name !== undefined && changes.name !== stored.name) return 'system_group' as const;
@@ -267,6 +282,7 @@ export class KyselyGroupRepository implements GroupRepository {
 
   async delete(groupId: string, by: ChangeAuthor, expected?: readonly number[]): Promise<'deleted' | 'no_group' | 'system_group'> {
     return this.db.transaction().execute(async (trx) => {
+      await this.#lockGroup(trx, groupId);
       const group = await trx.selectFrom('groups').select(['is_system', 'version']).where('group_id', '=', groupId).executeTakeFirst();
       if (!group) return 'no_group';
       if (expected && !expected.includes(group.version)) throw new StaleVersionError(group.version);
@@ -281,6 +297,7 @@ export class KyselyGroupRepository implements GroupRepository {
 
   async addMember(userId: string, groupId: string, by: ChangeAuthor): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
+      await this.#lockGroup(trx, groupId);
       const problem = await membershipProblem(trx, userId, groupId);
       if (problem) return problem;
       const result = await trx
@@ -297,6 +314,7 @@ export class KyselyGroupRepository implements GroupRepository {
 
   async removeMember(userId: string, groupId: string, by: ChangeAuthor, { fromSystemGroup = false } = {}): Promise<MembershipChange> {
     return this.db.transaction().execute(async (trx) => {
+      await this.#lockGroup(trx, groupId);
       const problem = await membershipProblem(trx, userId, groupId);
       if (problem) return problem;
       const group = await trx.selectFrom('groups').select('is_system').where('group_id', '=', groupId).executeTakeFirstOrThrow();
