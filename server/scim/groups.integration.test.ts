@@ -52,7 +52,7 @@ describe('SCIM Groups', () => {
       schemas: [PATCH_OP],
       Operations: [{ op: 'Add', path: 'members', value: users.map((user) => ({ value: user.user_id })) }],
     });
-    // 204, as Entra ID's documentation shows it, with the new version.
+    // 204 (RFC 7644, 3.5.2), with the new version.
     assert.equal(added.status, 204, added.text);
     assert.equal(added.text, '');
     const afterAdding = await scim('GET', `/Groups/${group.id}`);
@@ -399,14 +399,12 @@ describe('SCIM Groups under concurrent member PATCHes', () => {
       // retry they would be refused. With the same If-Match, below, one alone may write.
       meet(racers);
       const answers = await Promise.all(
-        users
-          .slice(0, racers)
-          .map((user) =>
-            scim('PATCH', `/Groups/${id}`, {
-              schemas: [PATCH_OP],
-              Operations: [{ op: 'Add', path: 'members', value: [{ value: user.user_id }] }],
-            }),
-          ),
+        users.slice(0, racers).map((user) =>
+          scim('PATCH', `/Groups/${id}`, {
+            schemas: [PATCH_OP],
+            Operations: [{ op: 'Add', path: 'members', value: [{ value: user.user_id }] }],
+          }),
+        ),
       );
       for (const answer of answers) assert.equal(answer.status, 204, answer.text);
       const read = await scim('GET', `/Groups/${id}`);
