@@ -65,6 +65,16 @@ describe('group PATCHes written as changes', () => {
     assert.deepEqual(amendmentOf({ op: 'remove', path: 'externalId' }), { external_id: null, addMembers: [], removeMembers: [] });
   });
 
+  it('reads a quoted value as one id, whatever it holds, and never widens a removal', () => {
+    assert.deepEqual(amendmentOf({ op: 'remove', path: 'members[value eq "x\\" or value pr or value eq \\"y"]' }), {
+      addMembers: [],
+      removeMembers: ['x" or value pr or value eq "y'],
+    });
+    for (const path of ['members[value pr]', `members[value eq "${ADA}" or value pr]`, `members[value eq "${ADA}"] or members[value pr]`]) {
+      assert.equal(amendmentOf({ op: 'remove', path }), undefined, path);
+    }
+  });
+
   it('leaves every other form to be applied to the whole group', () => {
     const wholeGroup: object[][] = [
       [{ op: 'replace', path: 'members', value: [{ value: ADA }] }],

@@ -185,8 +185,9 @@ export class KyselyGroupRepository implements GroupRepository {
   /**
    * A change to a group, worked out by `plan` on the group as read and written in the same
    * transaction: its fields, then its memberships, each with its audit event. The group's
-   * version moves first, on the version read, so that of writers that read it one wins (the
-   * others get StaleVersionError). A change that changes nothing writes nothing.
+   * version moves before any other row is written, and only from the version read, so that of
+   * writers that read one version (the handlers read before they write) one wins and the
+   * others get StaleVersionError. A change that changes nothing writes nothing.
    */
   async #change(
     groupId: string,
