@@ -6,5 +6,8 @@
  */
 import { PROCESS_IO } from './io.js';
 import { runCli } from './program.js';
+import { EXIT, leaveQuietlyWhenReaderGoes } from '../lib/command-line.js';
+
+leaveQuietlyWhenReaderGoes(process.stdout, () => process.exit(EXIT.ok));
 
 process.exitCode = await runCli(process.argv.slice(2), PROCESS_IO);

@@ -37,3 +37,16 @@ export async function runProgram(program: Command, argv: readonly string[], stde
     return error instanceof CommandFailure ? error.exitCode : EXIT.failed;
   }
 }
+
+/**
+ * A reader that stops early (`admin backup … | head -1`) closes the pipe; the
+ * next write then fails with EPIPE, which Node raises as an unhandled error
+ * with a stack trace. A command whose reader has gone ends quietly instead,
+ * as Unix tools do: `leave` is the entry file's exit (process.exit stays there).
+ */
+export function leaveQuietlyWhenReaderGoes(stream: NodeJS.EventEmitter, leave: () => void): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    leave();
+  });
+}

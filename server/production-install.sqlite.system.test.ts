@@ -135,7 +135,9 @@ describe('the production install', { timeout: 600_000 }, () => {
     const env = { DATABASE_URL: `sqlite:${join(data(), 'workspace.db')}` };
     const status = await npm(['run', 'admin', '--silent', '--', 'status'], root, env);
     assert.match(status.stdout, /schema: +\d{4}_\w+\npending: +none/);
-    const created = JSON.parse((await npm(['run', 'admin', '--silent', '--', 'create-key', '--name', 'ops'], root, env)).stdout);
+    const created = JSON.parse(
+      (await npm(['run', 'admin', '--silent', '--', 'create-key', '--name', 'ops', '--permissions', 'all'], root, env)).stdout,
+    );
     const checked = await fetch(`${service.url}/api/public/validate_credentials`, {
       method: 'POST',
       body: JSON.stringify({ api_key: created.api_key, api_key_secret: created.api_key_secret }),

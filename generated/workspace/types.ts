@@ -1025,10 +1025,10 @@ export interface components {
             /** Format: date-time */
             time: string;
             /**
-             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`).
+             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`).
              * @enum {string}
              */
-            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup";
+            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup";
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;
             /**
@@ -1042,7 +1042,7 @@ export interface components {
             target_user_id: string | null;
             /** @description The group created, deleted, or joined or left by the user. */
             target_group_id: string | null;
-            /** @description The API key created or revoked. */
+            /** @description The API key created, changed or revoked. */
             target_api_key: string | null;
             /** @description The fields set or changed, by name (`password` when a password was set or changed); empty for a deletion or a membership. */
             changed_fields: string[];

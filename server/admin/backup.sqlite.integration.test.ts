@@ -6,12 +6,13 @@
  * not a backup, and leaves the database as it was.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { runScript } from '../../lib/testing/run-script.js';
+import { runScript, startScript } from '../../lib/testing/run-script.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
 
@@ -126,6 +127,76 @@ describe('admin backup and restore (SQLite)', () => {
       assert.match(run.stderr, reason, file);
       assert.deepEqual(usersIn(target), before, `${file}: the database is as it was`);
     }
+  });
+
+  it('refuses to restore over the database a running service has open, and every write since the backup stays', async () => {
+    const backup = join(directory, 'before-alice.db');
+    assert.equal((await admin(live(), 'backup', backup)).code, 0);
+    const alice = await service.callAsAdmin('create_user', { target_user: { username: 'alice-after-backup@example.com' } });
+    assert.equal(alice.status, 200);
+
+    for (const args of [[], ['--force']]) {
+      const run = await admin(live(), 'restore', backup, ...args);
+      assert.equal(run.code, 1, `restore ${args.join(' ')}`);
+      assert.match(run.stderr, new RegExp(`cannot restore: .*live\\.db is open in process ${process.pid} \\(.*stop it first`));
+    }
+    const found = await service.callAsAdmin('get_user', { target_user: { user_id: alice.body.user.user_id } });
+    assert.equal(found.status, 200, 'the user made after the backup is still there');
+    const later = await service.callAsAdmin('create_user', { target_user: { username: 'bob-after-refusal@example.com' } });
+    assert.equal(later.status, 200, 'and the service goes on writing');
+    assert.deepEqual(
+      (await readdir(directory)).filter((name) => name.includes('.restoring-')),
+      [],
+      'a refused restore leaves nothing behind',
+    );
+  });
+
+  it('restores over a stopped database only with --force, atomically, and leaves no stray files', async () => {
+    const stopped = join(directory, 'stopped.db');
+    const backup = join(directory, 'for-stopped.db');
+    assert.equal((await admin(live(), 'backup', backup)).code, 0);
+    const other = await startTestService({ databaseUrl: `sqlite:${stopped}` });
+    const made = await other.callAsAdmin('create_user', { target_user: { username: 'only-in-stopped@example.com' } });
+    await other.close();
+
+    const unforced = await admin(stopped, 'restore', backup);
+    assert.equal(unforced.code, 1);
+    assert.match(unforced.stderr, /stopped\.db is not empty \(it holds 1 users, .*\): restoring replaces all of it .*--force/);
+    assert.ok(usersIn(stopped).has(made.body.user.user_id), 'refused: the database is as it was');
+
+    const forced = await admin(stopped, 'restore', backup, '--force');
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.deepEqual(usersIn(stopped), usersIn(backup), 'the database is now the backup, row for row');
+    const left = await readdir(directory);
+    for (const name of left) {
+      assert.doesNotMatch(name, /^for-stopped\.db-|\.restoring-/, `${name}: nothing beside the backup, no staging file`);
+    }
+    assert.ok(
+      !left.includes('stopped.db-wal') && !left.includes('stopped.db-shm'),
+      'no write-ahead log of the old database is left to replay',
+    );
+  });
+
+  it('writes a backup readable by its owner alone', async () => {
+    const file = join(directory, 'private.db');
+    assert.equal((await admin(live(), 'backup', file)).code, 0);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    assert.deepEqual(
+      (await readdir(directory)).filter((name) => name.startsWith('private.db')),
+      ['private.db'],
+      'no -wal, -shm or -lease file beside it',
+    );
+  });
+
+  it('ends quietly when its reader stops reading (| head -1)', async () => {
+    const child = startScript(ADMIN_COMMAND, ['backup', join(directory, 'piped.db')], { DATABASE_URL: `sqlite:${live()}` });
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(stderr, '', 'no EPIPE stack trace');
+    assert.equal(code, 0);
+    assert.equal((await stat(join(directory, 'piped.db'))).size > 0, true, 'the backup was written');
   });
 
   it('says what to run on PostgreSQL', async () => {

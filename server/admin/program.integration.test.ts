@@ -39,12 +39,65 @@ describe('npm run admin, in process', () => {
     }
   });
 
-  it('create-key gives every permission by default', async () => {
+  it('create-key gives no permission unless asked: without --permissions it is a usage error that lists them', async () => {
     const run = await admin('create-key', '--name', 'ops');
-    assert.equal(run.code, 0, run.stderr);
-    const key = JSON.parse(run.stdout);
-    assert.deepEqual(key.permissions, [...PERMISSIONS]);
-    assert.equal(key.expires, null);
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, '', 'no key was made');
+    assert.match(run.stderr, /create-key needs --permissions: "all", "none" or a comma-separated list of: users_view, /);
+    for (const permission of PERMISSIONS) assert.ok(run.stderr.includes(permission), permission);
+    const keys = JSON.parse((await admin('list-keys', '--json')).stdout) as { name: string }[];
+    assert.ok(!keys.some((key) => key.name === 'ops'));
+
+    const all = JSON.parse((await admin('create-key', '--name', 'ops', '--permissions', 'all')).stdout);
+    assert.deepEqual(all.permissions, [...PERMISSIONS]);
+    assert.equal(all.expires, null);
+  });
+
+  it("update-key changes a key's permissions and expiry at once, audited, and never shows its secret", async () => {
+    const key = JSON.parse((await admin('create-key', '--name', 'narrowed', '--permissions', 'all')).stdout);
+    const credentials = { api_key: key.api_key, api_key_secret: key.api_key_secret };
+    const service = await startTestService({ databaseUrl: database.url });
+    try {
+      assert.equal((await service.call('get_groups', credentials)).status, 200);
+      const run = await admin('update-key', key.api_key, '--permissions', 'users_view', '--expires', '2099-01-31');
+      assert.equal(run.code, 0, run.stderr);
+      const updated = JSON.parse(run.stdout);
+      assert.deepEqual(updated.permissions, ['users_view']);
+      assert.equal(updated.expires, '2099-01-31T00:00:00.000Z');
+      assert.equal(updated.status, 'active');
+      assert.ok(!run.stdout.includes(key.api_key_secret) && !run.stdout.includes('secret_digest'));
+      assert.equal((await service.call('get_groups', credentials)).status, 403, 'the running service applies it at once');
+      assert.equal((await service.call('get_users', { ...credentials, page_size: 1 })).status, 200);
+
+      const never = JSON.parse((await admin('update-key', key.api_key, '--expires', 'never')).stdout);
+      assert.equal(never.expires, null);
+      assert.deepEqual(never.permissions, ['users_view'], 'what is not named is kept');
+
+      const events = JSON.parse((await admin('audit', '--json')).stdout) as {
+        operation: string;
+        target_api_key: string;
+        changed_fields: string[];
+      }[];
+      const changes = events.filter((event) => event.operation === 'updateApiKey' && event.target_api_key === key.api_key);
+      assert.deepEqual(
+        changes.map((event) => event.changed_fields),
+        [['expires'], ['permissions', 'expires']],
+      );
+    } finally {
+      await service.close();
+    }
+    for (const [args, code, message] of [
+      [[key.api_key], 2, /needs --permissions, --expires or both/],
+      [[key.api_key, '--permissions', 'root'], 2, /unknown permission root/],
+      [['no-such-key', '--expires', 'never'], 1, /no active key no-such-key/],
+    ] as const) {
+      const run = await admin('update-key', ...args);
+      assert.equal(run.code, code, args.join(' '));
+      assert.match(run.stderr, message);
+    }
+    await admin('revoke-key', key.api_key);
+    const revoked = await admin('update-key', key.api_key, '--permissions', 'all');
+    assert.equal(revoked.code, 1, 'a revoked key stays revoked');
   });
 
   it('create-key refuses an unknown permission, a past or malformed expiry, and a missing name', async () => {
@@ -52,7 +105,7 @@ describe('npm run admin, in process', () => {
       ['--name', 'x', '--permissions', 'users_view,root'],
       ['--name', 'x', '--expires', '2001-01-01'],
       ['--name', 'x', '--expires', 'tomorrow'],
-      [],
+      ['--permissions', 'all'],
     ]) {
       const run = await admin('create-key', ...args);
       assert.equal(run.code, 2, `${args.join(' ')}: a usage error`);
@@ -62,7 +115,7 @@ describe('npm run admin, in process', () => {
   });
 
   it('list-keys shows keys and their status, never a secret or its digest', async () => {
-    const created = JSON.parse((await admin('create-key', '--name', 'listed')).stdout);
+    const created = JSON.parse((await admin('create-key', '--name', 'listed', '--permissions', 'users_view')).stdout);
     const run = await admin('list-keys', '--json');
     assert.equal(run.code, 0, run.stderr);
     const keys = JSON.parse(run.stdout) as { api_key: string; name: string; status: string }[];
@@ -74,7 +127,7 @@ describe('npm run admin, in process', () => {
   });
 
   it('revoke-key stops a key at once; revoking it again fails', async () => {
-    const key = JSON.parse((await admin('create-key', '--name', 'leaving')).stdout);
+    const key = JSON.parse((await admin('create-key', '--name', 'leaving', '--permissions', 'all')).stdout);
     const run = await admin('revoke-key', key.api_key);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).api_key, key.api_key);

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { CommandFailure as AdminError, runProgram } from '../../lib/command-line.js';
+import { CommandFailure as AdminError, runProgram, UsageFailure } from '../../lib/command-line.js';
 import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { scimToken } from '../../lib/contract/credentials.js';
 import { printAuditEvents, printJson, printTable, type Screen, terminalSafe } from '../../lib/terminal-output.js';
@@ -23,6 +23,8 @@ import type { Store } from '../store/repositories.js';
 import { isoTime } from '../../lib/cli-arguments.js';
 import { backupDatabase, migrateDatabase, restoreDatabase, schemaStatus, type SchemaStatus } from '../store/maintenance.js';
 
+const PERMISSIONS_ALLOWED = `"all", "none" or a comma-separated list of: ${PERMISSIONS.join(', ')}`;
+
 function parsePermissions(value: string): Permission[] {
   if (value.trim() === 'all') return [...PERMISSIONS];
   // A key that can only check itself (validate_credentials): for monitoring.
@@ -33,11 +35,17 @@ function parsePermissions(value: string): Permission[] {
     .filter(Boolean);
   const unknown = names.filter((name) => !PERMISSIONS.includes(name as Permission));
   if (names.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(
-      `unknown permission ${unknown.join(', ') || '(none given)'}; use "all", "none" or some of: ${PERMISSIONS.join(', ')}`,
-    );
+    throw new InvalidArgumentError(`unknown permission ${unknown.join(', ') || '(none given)'}; use ${PERMISSIONS_ALLOWED}`);
   }
   return [...new Set(names as Permission[])];
+}
+
+/** Never defaulted: a key gets only the permissions it is given (update-key: keeps those it has). */
+const permissionsOption = () => new Option('--permissions <list>', PERMISSIONS_ALLOWED).argParser(parsePermissions);
+
+/** 'never' stays a word: commander turns an option parser's null into ''. */
+function parseExpiryOrNever(value: string): Date | 'never' {
+  return value.trim().toLowerCase() === 'never' ? 'never' : parseExpiry(value);
 }
 
 function parseExpiry(value: string): Date {
@@ -109,13 +117,11 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
       'create an API key and print it as JSON: its secret (shown only this once), and the bearer token SCIM clients send (docs/scim.md)',
     )
     .requiredOption('--name <name>', 'what the key is for, e.g. "hr-sync"')
-    .addOption(
-      new Option('--permissions <list>', `"all", "none" or a comma-separated list of: ${PERMISSIONS.join(', ')}`)
-        .default([...PERMISSIONS], 'all')
-        .argParser(parsePermissions),
-    )
+    .addOption(permissionsOption())
     .option('--expires <date>', 'when the key stops working (ISO date, e.g. 2027-01-31)', parseExpiry)
-    .action(async (options: { name: string; permissions: Permission[]; expires?: Date }) => {
+    .action(async (options: { name: string; permissions?: Permission[]; expires?: Date }) => {
+      // Least privilege: a key does only what it is named for, and nothing by default (as Kasm's keys).
+      if (!options.permissions) throw new UsageFailure(`create-key needs --permissions: ${PERMISSIONS_ALLOWED}`);
       const issued = issueApiKey(options.name, options.permissions, options.expires ?? null);
       await withStore((store) => store.apiKeys.insert(issued.record, ADMIN_CLI));
       json({
@@ -127,6 +133,30 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
         permissions: issued.record.permissions,
         expires: issued.record.expires,
       });
+    });
+
+  program
+    .command('update-key')
+    .description("change an active key's permissions or expiry and print it as JSON (never its secret); it applies at once")
+    .argument('<api_key>', 'the public id of the key')
+    .addOption(permissionsOption())
+    .option('--expires <date>', 'when the key stops working (ISO date), or "never"', parseExpiryOrNever)
+    .action(async (apiKey: string, options: { permissions?: Permission[]; expires?: Date | 'never' }) => {
+      if (!options.permissions && options.expires === undefined)
+        throw new UsageFailure('update-key needs --permissions, --expires or both');
+      const updated = await withStore((store) =>
+        store.apiKeys.update(
+          apiKey,
+          {
+            ...(options.permissions ? { permissions: options.permissions } : {}),
+            ...(options.expires !== undefined ? { expires: options.expires === 'never' ? null : options.expires.toISOString() } : {}),
+          },
+          ADMIN_CLI,
+        ),
+      );
+      if (!updated) throw new AdminError(`no active key ${apiKey}: it does not exist or is revoked`);
+      const { secret_digest: _digest, ...shown } = updated;
+      json({ ...shown, status: keyStatus(updated) });
     });
 
   program
@@ -271,10 +301,13 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
 
   program
     .command('restore')
-    .description('replace the SQLite database with a backup made by `backup`, then migrate it; stop the service first')
+    .description(
+      'replace the SQLite database with a backup made by `backup`, then migrate it; refused while the service (or anything) has the database open',
+    )
     .argument('<file>', 'the backup')
-    .action(async (file: string) => {
-      const { status } = await restoreDatabase(file, databaseUrl());
+    .option('--force', 'replace a database that holds rows (the service must still be stopped: nothing overrides that)')
+    .action(async (file: string, options: { force?: boolean }) => {
+      const { status } = await restoreDatabase(file, databaseUrl(), { force: options.force === true });
       stdout.write(`restored ${terminalSafe(file)}\n`);
       printStatus(status, stdout);
     });

@@ -4,7 +4,7 @@ import type { AuditTrail } from './audit-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { queryTemplate } from './query-template.js';
 import type { ApiKeyRecord, ChangeAuthor } from './records.js';
-import type { ApiKeyRepository } from './repositories.js';
+import type { ApiKeyChanges, ApiKeyRepository } from './repositories.js';
 import type { ApiKeysTable, Database } from './schema.js';
 
 export class KyselyApiKeyRepository implements ApiKeyRepository {
@@ -58,6 +58,25 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
       if (Number(result.numUpdatedRows) === 0) return false;
       await this.audit.record(trx, by, { operation: 'revokeApiKey', targetApiKey: apiKey, changedFields: ['revoked'] });
       return true;
+    });
+  }
+
+  async update(apiKey: string, changes: ApiKeyChanges, by: ChangeAuthor): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('api_keys')
+        .set({
+          ...(changes.permissions ? { permissions: changes.permissions.join(',') } : {}),
+          ...(changes.expires !== undefined ? { expires: changes.expires } : {}),
+        })
+        .where('api_key', '=', apiKey)
+        .where('revoked', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const changedFields = (['permissions', 'expires'] as const).filter((field) => changes[field] !== undefined);
+      await this.audit.record(trx, by, { operation: 'updateApiKey', targetApiKey: apiKey, changedFields });
+      return fromRow(row);
     });
   }
 }

@@ -4,9 +4,13 @@
  * schema stands, apply pending migrations in a deploy pipeline, take a
  * consistent copy of a live SQLite database, and put one back.
  */
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, sql, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { DatabaseInUseError, type Lease, leaseFileOf, takeExclusiveLease } from './sqlite/lease.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openDatabase, type OpenedDatabase, sqlitePathOf } from './open-store.js';
 import { present } from '../../lib/present.js';
@@ -40,7 +44,7 @@ async function withDatabase<T>(databaseUrl: string, use: (opened: OpenedDatabase
   }
 }
 
-async function statusOf({ db, name }: OpenedDatabase): Promise<SchemaStatus> {
+async function statusOf({ db, name }: Pick<OpenedDatabase, 'db' | 'name'>): Promise<SchemaStatus> {
   const tables = new Set((await db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name));
   const recorded = tables.has('kysely_migration')
     ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db)).rows.map((row) => row.name)
@@ -100,30 +104,71 @@ export interface BackupSummary {
 }
 
 /**
+ * The status of a SQLite file read as it is: read-only, in whatever journal
+ * mode it has, so that looking at a backup neither changes it nor leaves
+ * `-wal` and `-shm` files beside it (as opening it as the service does would).
+ */
+async function statusOfFile(file: string): Promise<SchemaStatus> {
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: new BetterSqlite3(file, { readonly: true, fileMustExist: true }) }),
+  });
+  try {
+    return await statusOf({ db, name: `sqlite:${file}` });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Forces a file's (or a directory's) content to disk, so that a rename after it cannot outlive the data it names. */
+function syncToDisk(path: string): void {
+  const descriptor = openSync(path, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
  * A consistent copy of a live SQLite database. `VACUUM INTO` reads one
  * snapshot (WAL mode lets the service go on writing meanwhile) and writes a
  * compact, self-contained file: every write acknowledged before it began is
  * in the copy, and no write is half in it. A copy of the file itself would
  * miss what is still in the WAL, or catch a page mid-write.
+ *
+ * The copy holds every user, hash and key digest: it is created readable by
+ * its owner alone (0600), before SQLite writes a byte into it, and never over
+ * an existing file (`wx`).
  */
 export async function backupDatabase(databaseUrl: string, file: string): Promise<BackupSummary> {
   const source = sqliteFileOf(databaseUrl);
   if (!existsSync(source)) throw new MaintenanceError(`there is no database at ${source} to back up`);
-  if (existsSync(file)) throw new MaintenanceError(`${file} exists: a backup never overwrites a file; name a new one`);
-  const connection = new BetterSqlite3(source, { readonly: true, fileMustExist: true, timeout: 5_000 });
   try {
-    connection.prepare('VACUUM INTO ?').run(file);
-  } finally {
-    connection.close();
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new MaintenanceError(`${file} exists: a backup never overwrites a file; name a new one`);
+    throw new MaintenanceError(`cannot create ${file}: ${(error as Error).message}`);
   }
-  return { file, status: await schemaStatus(`sqlite:${file}`) };
+  try {
+    const connection = new BetterSqlite3(source, { readonly: true, fileMustExist: true, timeout: 5_000 });
+    try {
+      connection.prepare('VACUUM INTO ?').run(file);
+    } finally {
+      connection.close();
+    }
+  } catch (error) {
+    rmSync(file, { force: true });
+    throw error;
+  }
+  return { file, status: await statusOfFile(file) };
 }
 
 /** Why `file` is not a backup this version can restore, or undefined when it is one. */
 function notABackupBecause(file: string): string | undefined {
   let connection: BetterSqlite3.Database;
   try {
-    connection = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    connection = new BetterSqlite3(file, { fileMustExist: true });
   } catch (error) {
     return (error as Error).message;
   }
@@ -144,24 +189,79 @@ function notABackupBecause(file: string): string | undefined {
   }
 }
 
+/** Brings a database's write-ahead log into the file and leaves it in rollback mode: one file, readable without sidecars. */
+function selfContained(file: string): void {
+  const connection = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    connection.pragma('journal_mode = DELETE');
+  } finally {
+    connection.close();
+  }
+}
+
+/** What restoring over `target` would throw away, for the refusal that asks for --force; undefined when there is nothing. */
+async function whatWouldBeReplaced(target: string): Promise<string | undefined> {
+  if (!existsSync(target)) return undefined;
+  try {
+    const { counts } = await statusOfFile(target);
+    const held = Object.entries(counts)
+      .filter(([, count]) => count > 0)
+      .map(([table, count]) => `${count} ${table}`);
+    return held.length > 0 ? `it holds ${held.join(', ')}` : undefined;
+  } catch (error) {
+    return `it exists, and cannot be read (${(error as Error).message})`;
+  }
+}
+
+/** SQLite's files beside a database: its write-ahead log, that log's index, a rollback journal. */
+const sidecarsOf = (file: string) => [`${file}-wal`, `${file}-shm`, `${file}-journal`];
+
 /**
- * Puts a backup in the place of DATABASE_URL's SQLite database, through
- * SQLite's backup API: the copy lands in one transaction, so a restore cut
- * short leaves the database as it was. Then migrates it, so that a backup
- * from an older version comes back at this version's schema. The service
- * must be stopped meanwhile (docs/operations.md).
+ * Puts a backup in the place of DATABASE_URL's SQLite database. Refused while
+ * anything has the database open (the service, another admin command: see
+ * sqlite/lease.ts), and, without `force`, when the database already holds
+ * rows that the backup would replace.
+ *
+ * The backup itself is never opened for writing: it is copied beside the
+ * database, checked and migrated there (a backup from an older version comes
+ * back at this version's schema), made durable, and renamed over the
+ * database in one step, after the old database's write-ahead log is removed
+ * (a stale log must never be replayed onto the restored file). A restore cut
+ * short leaves the database as it was.
  */
-export async function restoreDatabase(file: string, databaseUrl: string): Promise<BackupSummary> {
+export async function restoreDatabase(file: string, databaseUrl: string, { force = false } = {}): Promise<BackupSummary> {
   const target = sqliteFileOf(databaseUrl);
   if (!existsSync(file)) throw new MaintenanceError(`there is no file ${file}`);
-  const refused = notABackupBecause(file);
-  if (refused) throw new MaintenanceError(`${file} is not a backup to restore: ${refused}`);
-  const backup = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  mkdirSync(dirname(target), { recursive: true });
+  let lease: Lease;
   try {
-    await backup.backup(target);
-  } finally {
-    backup.close();
+    lease = takeExclusiveLease(target);
+  } catch (error) {
+    if (error instanceof DatabaseInUseError) throw new MaintenanceError(`cannot restore: ${error.message}`);
+    throw error;
   }
-  const { status } = await migrateDatabase(databaseUrl);
-  return { file: target, status };
+  const staging = `${target}.restoring-${randomBytes(4).toString('hex')}`;
+  try {
+    copyFileSync(file, staging, constants.COPYFILE_EXCL);
+    chmodSync(staging, 0o600);
+    const refused = notABackupBecause(staging);
+    if (refused) throw new MaintenanceError(`${file} is not a backup to restore: ${refused}`);
+    const replaced = await whatWouldBeReplaced(target);
+    if (replaced && !force) {
+      throw new MaintenanceError(
+        `${target} is not empty (${replaced}): restoring replaces all of it with ${file}. ` +
+          'Back it up first if any of it matters, then run restore again with --force',
+      );
+    }
+    await migrateDatabase(`sqlite:${staging}`);
+    selfContained(staging);
+    syncToDisk(staging);
+    for (const sidecar of sidecarsOf(target)) rmSync(sidecar, { force: true });
+    renameSync(staging, target);
+    syncToDisk(dirname(target));
+  } finally {
+    for (const leftover of [staging, ...sidecarsOf(staging), leaseFileOf(staging)]) rmSync(leftover, { force: true });
+    lease.release();
+  }
+  return { file: target, status: await statusOfFile(target) };
 }

@@ -117,7 +117,12 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key or it was revoked already. */
   revoke(apiKey: string, when: string, by: ChangeAuthor): Promise<boolean>;
+  /** Changes an active key's permissions or expiry (null: never expires); undefined when there is no such key or it is revoked. */
+  update(apiKey: string, changes: ApiKeyChanges, by: ChangeAuthor): Promise<ApiKeyRecord | undefined>;
 }
+
+/** What an operator may change of a key after it is made: never its name, secret or id. */
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'permissions' | 'expires'>>;
 
 /**
  * The audit trail. Events are written by the other repositories, each in its

@@ -116,7 +116,7 @@ GroupName: TypeAlias = str
 surrounding whitespace is removed before it is stored or compared.
 """
 
-AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateUserAttributes", "logoutUser", "updateGroup"]
+AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup"]
 """The values of AuditEvent.operation."""
 
 AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
@@ -922,7 +922,7 @@ class AuditEvent:
     time: datetime
 
     operation: AuditEventOperation
-    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`)."""
+    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`)."""
 
     actor: str
     """The API key that made the change, or `admin-cli` for `npm run admin`."""
@@ -940,7 +940,7 @@ class AuditEvent:
     """The group created, deleted, or joined or left by the user."""
 
     target_api_key: str | None
-    """The API key created or revoked."""
+    """The API key created, changed or revoked."""
 
     changed_fields: list[str]
     """The fields set or changed, by name (`password` when a password was set or changed); empty for a deletion or a membership."""

@@ -11,6 +11,7 @@ import { type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
 import { sqliteFault } from './faults.js';
+import { holdSharedLease, type Lease } from './lease.js';
 
 /**
  * FULL: a transaction is on disk before its 200 is sent, even across a power
@@ -72,10 +73,13 @@ export interface CachingConnection {
   readonly inTransaction: boolean;
 }
 
-export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE): CachingConnection {
+export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, lease?: Lease): CachingConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
-    close: () => void connection.close(),
+    close: () => {
+      connection.close();
+      lease?.release();
+    },
     prepare(sql: string): BetterSqlite3.Statement {
       let statement = statements.get(sql);
       if (statement) {
@@ -127,7 +131,18 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
 
 export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): Kysely<Database> {
   let connection: CachingConnection | undefined;
-  const database = async () => (connection = withStatementCache(openSqliteConnection(path, timeouts.lockMs)));
+  const database = async () => {
+    const opened = openSqliteConnection(path, timeouts.lockMs);
+    let lease: Lease | undefined;
+    try {
+      // Held while the database is open, so that `admin restore` knows (sqlite/lease.ts).
+      if (path !== ':memory:') lease = holdSharedLease(path, timeouts.lockMs);
+    } catch (error) {
+      opened.close();
+      throw error;
+    }
+    return (connection = withStatementCache(opened, STATEMENT_CACHE_SIZE, lease));
+  };
   const dialect = new RollbackSafeSqliteDialect(() => connection, { database });
   return new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) });
 }
