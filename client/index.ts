@@ -29,7 +29,7 @@ export type ApiError = components['schemas']['Error'];
 /** A call that got no answer from the service; shaped like ApiError so callers can read `error_message` either way. */
 export interface ClientFailure {
   error_message: string;
-  code: 'network_error' | 'timeout' | 'not_configured';
+  code: 'network_error' | 'timeout' | 'not_configured' | 'origin_refused';
 }
 
 /**
@@ -177,6 +177,24 @@ function describeFailure(error: unknown, baseUrl: string, timeoutMs: number, sig
   return { code: 'network_error', error_message: `Cannot reach the workspace service at ${baseUrl}: ${reason}` };
 }
 
+/**
+ * In a browser, a page whose origin the service does not allow (CORS) gets
+ * the same TypeError as one whose service is down. A `no-cors` request tells
+ * them apart as far as a browser lets it: it is answered, opaquely, exactly
+ * when the service is up. Returns the page's origin when the service answered
+ * and so refused it; undefined outside a browser or on the service's own origin.
+ */
+async function refusedOrigin(baseUrl: string, fetchOne: (request: Request) => Promise<Response>): Promise<string | undefined> {
+  const page = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (!page || page === 'null' || new URL(baseUrl, page).origin === page) return undefined;
+  try {
+    await fetchOne(new Request(`${baseUrl}/healthz`, { mode: 'no-cors', signal: AbortSignal.timeout(5_000) }));
+    return page;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Waits, or stops waiting when the caller aborts (the loop then returns what it has). */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -250,7 +268,8 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         { attempts, startedAt, now: Date.now() },
         retry,
       );
-      if (wait === undefined || callOptions.signal?.aborted) return result;
+      // A refused origin is refused again on every try: only the service's settings change it.
+      if (wait === undefined || callOptions.signal?.aborted || result.error?.code === 'origin_refused') return result;
       await pause(wait, callOptions.signal);
     }
   }
@@ -282,7 +301,15 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
           : { 'api-key': api_key, 'api-key-secret': api_key_secret, ...condition };
       return await post(pathOf(operation), { body: fields, headers, signal });
     } catch (error) {
-      return { error: describeFailure(error, baseUrl, withinMs, timeout) };
+      const failure = describeFailure(error, baseUrl, withinMs, timeout);
+      const origin = failure.code === 'network_error' ? await refusedOrigin(baseUrl, options.fetch ?? fetch) : undefined;
+      if (origin === undefined) return { error: failure };
+      return {
+        error: {
+          code: 'origin_refused',
+          error_message: `The workspace service at ${baseUrl} refused this page's origin (${origin}): add it to the service's CORS_ORIGINS, or serve the page from the service's origin`,
+        },
+      };
     }
   }
 

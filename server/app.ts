@@ -13,6 +13,7 @@ import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
+import { crossOriginAccess } from './http/cors.js';
 import { documentationHandlers } from './http/documentation.js';
 import { entityTag, expectedVersions } from './http/entity-tags.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -42,6 +43,8 @@ export interface AppParts {
   logger: Logger;
   authThrottle: AuthThrottleConfig;
   trustProxy?: Config['trustProxy'];
+  /** The web origins whose pages may call the service (CORS_ORIGINS); none by default. */
+  corsOrigins?: readonly string[];
   /** Counts and times requests by operation, when metrics are on (METRICS_PORT). */
   metrics?: ServiceMetrics;
 }
@@ -65,6 +68,7 @@ export function createApp({
   logger,
   authThrottle,
   trustProxy = false,
+  corsOrigins = [],
   metrics,
 }: AppParts): Express {
   const app = express();
@@ -80,6 +84,8 @@ export function createApp({
   app.use(requestLogging(logger));
   if (metrics) app.use(metrics.middleware);
   app.use(apiHeaders);
+  // Before everything that could refuse a preflight: a browser sends it without credentials or a body.
+  if (corsOrigins.length > 0) app.use(crossOriginAccess(corsOrigins));
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
   app.use(
     refuseUnreadableBody(BODY_LIMIT_BYTES),

@@ -13,9 +13,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import * as esbuild from 'esbuild';
 import express from 'express';
 import { type Browser, chromium } from 'playwright-core';
 import { PROJECT_ROOT } from '../lib/project-root.js';
+import { present } from '../lib/present.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { createLogger } from './logger.js';
 import { createSampleApp } from './sample/app.js';
@@ -67,6 +69,64 @@ function thirdPartyPage(sampleUrl: string, workspaceUrl: string, credentials: ob
 </script></body></html>`;
 }
 
+/** The SDK as a web app ships it: bundled for the browser, one ES module. */
+async function bundledSdk(): Promise<string> {
+  const built = await esbuild.build({
+    entryPoints: [join(PROJECT_ROOT, 'client', 'index.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+  });
+  return present(built.outputFiles[0], 'the bundle').text;
+}
+
+/** What the SDK page reports of each call: the status or the SDK's error, and what the page could read of the headers. */
+interface SdkCall {
+  status?: number;
+  code?: string;
+  message?: string;
+  attempts: number;
+  requestId?: string;
+  etag?: string;
+}
+
+interface SdkResults {
+  checked: SdkCall;
+  created: SdkCall;
+  updated: SdkCall;
+  down: SdkCall;
+}
+
+/** A web app on its own origin that calls the service through the bundled SDK, with header credentials and If-Match. */
+function sdkPage(serviceUrl: string, downUrl: string, credentials: object): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A web app</title></head>
+<body><h1>A web app</h1><pre id="out">running…</pre>
+<script type="module">
+  import { createWorkspaceClient } from '/sdk.js';
+  const seen = (result) => ({
+    status: result.response?.status, code: result.error?.code, message: result.error?.error_message,
+    attempts: result.attempts, requestId: result.requestId, etag: result.etag,
+  });
+  window.results = (async () => {
+    const credentials = ${JSON.stringify(credentials)};
+    const basic = createWorkspaceClient({ baseUrl: ${JSON.stringify(serviceUrl)}, ...credentials, credentialsIn: 'basic' });
+    const headers = createWorkspaceClient({ baseUrl: ${JSON.stringify(serviceUrl)}, ...credentials, credentialsIn: 'headers' });
+    const checked = await basic.validateCredentials();
+    const created = await headers.createUser({ target_user: { username: 'made-by-a-page-' + location.port + '@example.com' } });
+    const updated = created.data
+      ? await basic.updateUser({ target_user: { user_id: created.data.user.user_id, first_name: 'Paged' } }, { ifMatch: created.etag })
+      : created;
+    const down = await createWorkspaceClient({ baseUrl: ${JSON.stringify(downUrl)}, ...credentials, retry: false }).validateCredentials();
+    const results = { checked: seen(checked), created: seen(created), updated: seen(updated), down: seen(down) };
+    document.getElementById('out').textContent = JSON.stringify(results, null, 2);
+    return results;
+  })();
+</script></body></html>`;
+}
+
 describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
   let browser: Browser;
   let service: TestService;
@@ -75,6 +135,12 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
   let origin: Server;
   let originUrl: string;
   const preflights: string[] = [];
+  /** A service that allows one web app's origin (CORS_ORIGINS), and that app; another app on an origin it does not allow. */
+  let corsService: TestService;
+  let allowedApp: Server;
+  let allowedAppUrl: string;
+  let refusedApp: Server;
+  let refusedAppUrl: string;
 
   before(async () => {
     assertPresent(chromiumTool);
@@ -93,6 +159,24 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
       res.end(thirdPartyPage(sampleUrl, service.baseUrl, service.admin));
     });
     originUrl = await listen(origin);
+
+    const sdk = await bundledSdk();
+    const down = createServer();
+    const downUrl = await listen(down);
+    down.close();
+    const webApp = () =>
+      createServer((req, res) => {
+        if (req.url === '/sdk.js') {
+          res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+          return void res.end(sdk);
+        }
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end(sdkPage(corsService.baseUrl, downUrl, corsService.admin));
+      });
+    allowedApp = webApp();
+    refusedApp = webApp();
+    [allowedAppUrl, refusedAppUrl] = await Promise.all([listen(allowedApp), listen(refusedApp)]);
+    corsService = await startTestService({ corsOrigins: [allowedAppUrl] });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -109,11 +193,43 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
 
   after(async () => {
     await browser?.close();
-    for (const server of [sample, origin]) {
+    for (const server of [sample, origin, allowedApp, refusedApp]) {
       server?.closeAllConnections();
       server?.close();
     }
     await service?.close();
+    await corsService?.close();
+  });
+
+  it('lets a web app on an allowed origin call the service through the bundled SDK, and read ETag and X-Request-Id', async () => {
+    const page = await browser.newPage();
+    await page.goto(allowedAppUrl);
+    const { checked, created, updated, down } = await page.evaluate<SdkResults>('window.results');
+    await page.screenshot({ path: join(SCREENSHOTS, 'cross-origin-sdk.png'), fullPage: true });
+    assert.equal(checked.status, 200, checked.message);
+    assert.equal(created.status, 200, created.message);
+    assert.match(created.etag ?? '', /^W\/"\d+"$/, 'the page reads the ETag');
+    assert.ok(created.requestId, 'the page reads X-Request-Id');
+    assert.equal(updated.status, 200, `If-Match is allowed: ${updated.message}`);
+    assert.equal(down.code, 'network_error', 'a service that is down is told apart from a refused origin');
+    assert.match(down.message ?? '', /^Cannot reach the workspace service/);
+    await page.close();
+  });
+
+  it('tells a web app on another origin that the service refused its origin, without retrying', async () => {
+    const page = await browser.newPage();
+    await page.goto(refusedAppUrl);
+    const { checked, created } = await page.evaluate<SdkResults>('window.results');
+    for (const call of [checked, created]) {
+      assert.equal(call.code, 'origin_refused');
+      assert.equal(call.attempts, 1);
+      assert.equal(
+        call.message,
+        `The workspace service at ${corsService.baseUrl} refused this page's origin (${refusedAppUrl}): add it to the service's CORS_ORIGINS, or serve the page from the service's origin`,
+      );
+    }
+    assert.doesNotMatch(corsService.logs(), new RegExp(`made-by-a-page-${new URL(refusedAppUrl).port}`));
+    await page.close();
   });
 
   it('lets a page on another origin read /api/data with credentials, after a preflight', async () => {

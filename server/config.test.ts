@@ -11,6 +11,7 @@ describe('settings from the environment', () => {
       logLevel: 'info',
       validateResponses: false,
       trustProxy: false,
+      corsOrigins: [],
       authThrottle: { maxFailures: 10, windowSeconds: 300, capacity: 100_000 },
       getUsersMax: 100_000,
       shutdownDrainMs: 0,
@@ -49,6 +50,29 @@ describe('settings from the environment', () => {
     assert.equal(loadConfig({ TRUST_PROXY: 'on' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
     assert.equal(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy, 'loopback, 10.0.0.0/8');
+  });
+
+  it('reads CORS_ORIGINS as exact web origins, none by default, and refuses a wildcard, null or a path', () => {
+    assert.deepEqual(loadConfig({}).corsOrigins, []);
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173,https://app.example.com' }).corsOrigins, [
+      'https://app.example.com',
+      'http://127.0.0.1:5173',
+    ]);
+    for (const refused of [
+      '*',
+      'null',
+      'https://app.example.com/',
+      'https://app.example.com/console',
+      'app.example.com',
+      'file:///x',
+      'https://*.example.com',
+    ]) {
+      assert.throws(
+        () => loadConfig({ CORS_ORIGINS: refused }),
+        /^ConfigError: CORS_ORIGINS=.* is not allowed: expected a comma-separated list of exact origins/,
+        refused,
+      );
+    }
   });
 
   it('refuses a bad value with one line naming the variable, the value and what is allowed', () => {

@@ -22,6 +22,8 @@ export interface Config {
   validateResponses: boolean;
   /** Express's `trust proxy` setting: which proxies may set X-Forwarded-For. */
   trustProxy: boolean | number | string;
+  /** The web origins whose pages may call the service (CORS); none by default. */
+  corsOrigins: string[];
   authThrottle: AuthThrottleConfig;
   /** The most users get_users lists in one answer when no page is asked for. */
   getUsersMax: number;
@@ -109,6 +111,41 @@ const trustProxySetting = z.preprocess(
     .default(false),
 );
 
+const ORIGINS_ALLOWED =
+  'a comma-separated list of exact origins such as https://app.example.com (scheme, host and port only; never * or null)';
+
+/**
+ * CORS_ORIGINS: the web origins whose pages may call the service. Each is
+ * exact, as a browser sends it in `Origin` (no path, no trailing slash): a
+ * wildcard or `null` would let any page, or a sandboxed one, act with the
+ * credentials the service accepts.
+ */
+const originList = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .transform((raw, context): string[] => {
+      const origins = raw
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      for (const origin of origins) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin || parsed.hostname.includes('*')) {
+          context.addIssue({ code: 'custom', message: `${ORIGINS_ALLOWED}; ${JSON.stringify(origin)} is not one` });
+          return z.NEVER;
+        }
+      }
+      return [...new Set(origins)];
+    })
+    .default([]),
+);
+
 /** A whole number, or nothing at all when unset or empty (a listener that is off). */
 const optionalWholeNumber = (min: number, max: number) =>
   z.preprocess(
@@ -147,6 +184,7 @@ const serviceSchema = sampleSchema.extend({
   PORT: wholeNumber(0, 65535, 8080),
   DATABASE_URL: text(DEFAULT_DATABASE_URL),
   TRUST_PROXY: trustProxySetting,
+  CORS_ORIGINS: originList,
   AUTH_FAILURE_LIMIT: wholeNumber(1, 1_000_000, 10),
   AUTH_FAILURE_WINDOW_SECONDS: wholeNumber(1, 86_400, 300),
   AUTH_THROTTLE_CAPACITY: wholeNumber(100, 10_000_000, 100_000),
@@ -208,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: settings.LOG_LEVEL,
     validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
     trustProxy: settings.TRUST_PROXY,
+    corsOrigins: settings.CORS_ORIGINS,
     authThrottle: {
       maxFailures: settings.AUTH_FAILURE_LIMIT,
       windowSeconds: settings.AUTH_FAILURE_WINDOW_SECONDS,

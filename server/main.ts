@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     logger,
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     ...(metrics ? { metrics } : {}),
   });
   current = app;
@@ -89,7 +90,13 @@ async function main(): Promise<void> {
   background.retention = startAuditRetention(store, { days: config.auditRetentionDays, logger });
   if (!server.listening) await once(server, 'listening');
   const bound = server.address();
-  logger.info({ url: `http://${config.host}:${typeof bound === 'object' && bound ? bound.port : config.port}` }, 'workspace service ready');
+  logger.info(
+    {
+      url: `http://${config.host}:${typeof bound === 'object' && bound ? bound.port : config.port}`,
+      ...(config.corsOrigins.length > 0 ? { corsOrigins: config.corsOrigins } : {}),
+    },
+    'workspace service ready',
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1134,6 +1134,7 @@ export interface components {
         /** @description The service failed. The error is logged with the request's id (the `X-Request-Id` header); the answer never holds details. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1152,6 +1153,7 @@ export interface components {
          */
         Unavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 /** @description Seconds to wait before trying again. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -1309,6 +1311,13 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The request's id, on every answer: the one the client sent in `X-Request-Id` (1 to 128
+         *     letters, digits, `.`, `_`, `:` or `-`), or one the service made. The service's log
+         *     names each request by it, and so does the audit trail.
+         * @example 6f1c2a4e-8d3b-4b8e-9f0a-2c5d7e9b1a34
+         */
+        XRequestId: string;
         /**
          * @description The user's version, as an entity tag: it changes with every change to what the user's
          *     representation shows (a field, a password, a logout, a group joined, left, renamed or

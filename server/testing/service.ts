@@ -60,6 +60,8 @@ export interface TestServiceOptions {
   getUsersMax?: number;
   /** Count and time requests (TestService.metrics), as with METRICS_PORT set. */
   metrics?: boolean;
+  /** The web origins whose pages may call the service (CORS_ORIGINS). */
+  corsOrigins?: string[];
   /** How long to wait on the database before answering 503 (DATABASE_*_TIMEOUT_MS). */
   databaseTimeouts?: Partial<DatabaseTimeouts>;
 }
@@ -119,6 +121,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     scimValidation: scimContractValidation({ responses: true }),
     logger: createLogger('info', logSink),
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(metrics ? { metrics } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.
