@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runScript } from '../lib/testing/run-script.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
+import { present } from '../lib/present.js';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from '../lib/testing/service-process.js';
@@ -89,6 +91,24 @@ describe('npm start', () => {
     assert.equal(invalid.status, 400);
     assert.equal(invalid.body.code, 'invalid_request');
     assert.equal(await service.stop('SIGTERM'), 0);
+  });
+
+  it(`as the README says to run it in production, drains and exits 0 on SIGTERM (${TEST_STORE})`, async (t) => {
+    // The README's production line, as an operator copies it into a supervisor: SIGTERM must reach
+    // the service itself, which npm (`npm start`) does not pass on.
+    const readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const line = present(/^NODE_ENV=production .*$/m.exec(readme)?.[0], "the README's production line");
+    const words = line.split(/\s+/);
+    const env = Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=') as [string, string]));
+    const [program, script, ...rest] = words.filter((word) => !/^[A-Z_]+=/.test(word));
+    assert.equal(program, 'node', `${line}: the supervisor's signal must reach the service, not ${program}`);
+    assert.deepEqual([script, rest], [SERVICE_COMMAND, []]);
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const service = await startServiceProcess({ ...env, DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '1' }, script);
+    assert.equal(await service.stop('SIGTERM'), 0);
+    assert.match(service.stdout(), /"msg":"draining: not ready, still serving"/);
+    await assert.rejects(fetch(`${service.url}/healthz`), 'nothing listens after it');
   });
 
   it('refuses bad settings with one clear line and no stack trace', async () => {
