@@ -47,6 +47,15 @@ export class Fixtures {
     return this.#target.admin;
   }
 
+  /** The API reference page's entity tag, as the service gives it. */
+  async pageTag(): Promise<string> {
+    const answer = await fetch(`${this.#target.baseUrl}/docs`);
+    await answer.arrayBuffer();
+    const tag = answer.headers.get('etag');
+    if (!tag) throw new Error('fixture: /docs answered without an ETag');
+    return tag;
+  }
+
   /** A username no one has. */
   username(): string {
     return `gate-${this.#run}-${++this.#names}@example.test`;

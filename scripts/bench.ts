@@ -23,16 +23,19 @@
  * update_user without request validation (what the validator costs) and (h)
  * the service's RSS over a long update_user load (60 s; 4 s with --quick);
  * (i) get_users listing all 100,000 users at once (time to the last byte,
- * RSS before and at its peak), and get_user's p99 while 10 clients do that;
+ * bytes on the wire plain, gzip'd and Brotli'd, RSS before and at its peak),
+ * and get_user's p99 while 10 clients do that;
  * (j) update_user without its audit trail (what the trail costs, against the same build
  * under tsx measured before and after it); (k)
  * get_audit_events, a page of 100 by cursor from 1,000,000 events, at one connection;
  * on 100,000 users, (l) SCIM's `filter=userName eq "…"` (Entra ID's lookup before every
  * create) against get_user, p99 to p99, and (m) a SCIM PATCH that deactivates a user
- * against update_user making the same change, req/s to req/s: both interleaved.
+ * against update_user making the same change, req/s to req/s: both interleaved;
+ * (n) `npm run cli -- --version` in the built checkout (the build check skips the build).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -381,24 +384,35 @@ async function main(): Promise<void> {
 
     // (i) Every user at once, as Kasm clients ask: get_users with credentials only, on 100,000 users.
     const everyone = JSON.stringify(large.credentials);
-    const listEveryone = async () => {
-      const started = performance.now();
-      const answer = await fetch(`${big.url}/api/public/get_users`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: everyone,
+    // Bytes as they cross the wire (node:http leaves them encoded), to the last one.
+    const listEveryone = (encoding: 'identity' | 'gzip' | 'br' = 'identity') =>
+      new Promise<{ ms: number; bytes: number }>((resolve, reject) => {
+        const started = performance.now();
+        const sent = httpRequest(
+          `${big.url}/api/public/get_users`,
+          { method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept-Encoding': encoding } },
+          (answer) => {
+            let bytes = 0;
+            answer.on('data', (chunk: Buffer) => (bytes += chunk.length));
+            answer.on('end', () =>
+              answer.statusCode === 200
+                ? resolve({ ms: performance.now() - started, bytes })
+                : reject(new Error(`get_users answered ${answer.statusCode}`)),
+            );
+            answer.on('error', reject);
+          },
+        );
+        sent.on('error', reject);
+        sent.end(everyone);
       });
-      const reader = answer.body!.getReader();
-      let bytes = 0;
-      for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.length;
-      if (answer.status !== 200) throw new Error(`get_users answered ${answer.status}`);
-      return { ms: performance.now() - started, bytes };
-    };
     const listingRssBefore = rssMegabytes(big.child);
     let listingRssPeak = listingRssBefore;
     const listingSampler = setInterval(() => (listingRssPeak = Math.max(listingRssPeak, rssMegabytes(big.child))), 20);
     const listing = await listEveryone();
     clearInterval(listingSampler);
+    // The same listing compressed, as Kasm's Python clients (gzip) and browsers (br) ask for it.
+    const gzipped = await listEveryone('gzip');
+    const brotli = await listEveryone('br');
     // While 10 clients list everyone over and over, get_user's p99 against its p99 alone.
     const getLarge = posting('/api/public/get_user', () => ({ ...large.credentials, target_user: { user_id: pick(large.userIds) } }));
     const getAlone = await load('(i) get_user alone, 100k users', { url: big.url, connections: 10, requests: getLarge });
@@ -474,6 +488,10 @@ async function main(): Promise<void> {
     Object.assign(figures, {
       every_user_ms: Math.round(listing.ms),
       every_user_mb: Number((listing.bytes / 1e6).toFixed(1)),
+      every_user_gzip_ms: Math.round(gzipped.ms),
+      every_user_gzip_mb: Number((gzipped.bytes / 1e6).toFixed(1)),
+      every_user_br_ms: Math.round(brotli.ms),
+      every_user_br_mb: Number((brotli.bytes / 1e6).toFixed(1)),
       every_user_rss_before_mb: listingRssBefore,
       every_user_rss_peak_mb: listingRssPeak,
       every_user_rss_growth_mb: listingRssPeak - listingRssBefore,
@@ -496,6 +514,19 @@ async function main(): Promise<void> {
       await cold.stop();
     }
     figures.startup_ms = startups.sort((x, y) => x - y)[Math.floor(startups.length / 2)]!;
+
+    // (n) `npm run cli -- --version` in this built checkout: the build check, npm and the CLI, the median of five.
+    const cliCalls: number[] = [];
+    for (let call = 0; call < 5; call++) {
+      const started = performance.now();
+      const npm = process.env.npm_execpath;
+      const args = ['run', 'cli', '--silent', '--', '--version'];
+      const child = npm ? spawn(process.execPath, [npm, ...args], { cwd: PROJECT_ROOT }) : spawn('npm', args, { cwd: PROJECT_ROOT });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`npm run cli -- --version exited ${code}`);
+      cliCalls.push(Math.round(performance.now() - started));
+    }
+    figures.cli_call_ms = cliCalls.sort((x, y) => x - y)[2]!;
 
     const named = (prefix: string) => results.find((result) => result.name.startsWith(prefix))!;
     const [a, b, c, d] = [named('(a)'), named('(b)'), named('(c)'), named('(d)')];
@@ -565,8 +596,10 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `(g) start to first 200: ${figures.startup_ms} ms${startups.length > 1 ? ` (median of ${startups.join(', ')})` : ''}`,
+        `(n) npm run cli -- --version in the built checkout: ${figures.cli_call_ms} ms (median of 5; target < 500)`,
         `(i) every one of 100,000 users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${figures.every_user_rss_before_mb} → peak ${figures.every_user_rss_peak_mb} MB (+${figures.every_user_rss_growth_mb}); ` +
           `get_user p99 ${figures.get_user_p99_alone_100k_ms} ms alone, ${figures.get_user_p99_during_listings_ms} ms during ${figures.every_user_concurrent_listings} listings by 10 clients`,
+        `(i) compressed: gzip ${figures.every_user_gzip_mb} MB in ${figures.every_user_gzip_ms} ms, Brotli ${figures.every_user_br_mb} MB in ${figures.every_user_br_ms} ms (plain ${figures.every_user_mb} MB in ${figures.every_user_ms} ms)`,
         `update_user against the baseline: ${shown(comparisons.update_user_vs_baseline)}`,
         `update_user against the Prism mock: ${shown(comparisons.update_user_vs_mock)}`,
         `update_user with validation against without: ${shown(comparisons.with_validation_vs_without)} (${withoutValidation.rps} req/s without it)`,

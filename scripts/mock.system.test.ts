@@ -41,7 +41,27 @@ describe('the SDK against the Prism mock', { timeout: 120_000 }, () => {
     const result = await sdk.updateUser({ target_user: { user_id, password: 'weak' } });
     assert.equal(result.response?.status, 400);
     assert.equal(result.error?.code, 'weak_password');
-    assert.match(result.error?.error_message ?? '', /^Password must/);
+    assert.equal(
+      result.error?.error_message,
+      'Password must contain at least one uppercase letter and at least one special character (such as ! @ # $)',
+      "by default, the policy's answer to the README's password1",
+    );
+  });
+
+  it("answers each rule of the password policy in the policy's words, chosen with Prefer: example=", async () => {
+    for (const [example, password, message] of [
+      ['weak_password_too_short', 'Short1!', 'Password must be at least 8 characters long'],
+      ['weak_password_no_digit', 'Password!!', 'Password must contain at least one digit'],
+      ['weak_password_no_special', 'Password12', 'Password must contain at least one special character (such as ! @ # $)'],
+    ]) {
+      const answer = await fetch(`${mock.url}/api/public/update_user`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Prefer: `code=400, example=${example}` },
+        body: JSON.stringify({ api_key: 'Qm3kV9xZ2pLr7tYw', api_key_secret: 'mock-secret', target_user: { user_id, password } }),
+      });
+      assert.equal(answer.status, 400, example);
+      assert.equal(((await answer.json()) as { error_message: string }).error_message, message, example);
+    }
   });
 });
 

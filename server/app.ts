@@ -13,6 +13,7 @@ import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
 import { authenticate } from './http/authenticate.js';
+import { compressedAnswers } from './http/compression.js';
 import { crossOriginAccess } from './http/cors.js';
 import { documentationHandlers } from './http/documentation.js';
 import { entityTag, expectedVersions } from './http/entity-tags.js';
@@ -84,6 +85,7 @@ export function createApp({
   app.use(requestLogging(logger));
   if (metrics) app.use(metrics.middleware);
   app.use(apiHeaders);
+  app.use(compressedAnswers());
   // Before everything that could refuse a preflight: a browser sends it without credentials or a body.
   if (corsOrigins.length > 0) app.use(crossOriginAccess(corsOrigins));
   // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).

@@ -1308,6 +1308,11 @@ export interface components {
          *     made whatever the version, exactly as Kasm does.
          */
         IfMatch: string;
+        /**
+         * @description The entity tag of the page a browser or proxy holds (the `ETag` it was given). When the
+         *     page is still the same, the answer is `304` with no body, and the copy held is used.
+         */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -1326,6 +1331,19 @@ export interface components {
          * @example W/"7"
          */
         ETag: string;
+        /**
+         * @description The page's entity tag: a digest of the page, which changes only when the service is
+         *     built again. Send it back in `If-None-Match` to have `304` instead of the page.
+         * @example "5d41402abc4b2a76b9719d911017c592"
+         */
+        PageETag: string;
+        /**
+         * @description `no-cache`: a browser or proxy may keep the page, and asks again (with `If-None-Match`)
+         *     before showing it, so that it never shows a page older than the service's. (The API's
+         *     own answers are `no-store`: they hold user records, kept nowhere.)
+         * @example no-cache
+         */
+        RevalidateCacheControl: "no-cache";
     };
     pathItems: never;
 }
@@ -2049,20 +2067,36 @@ export interface operations {
     getApiReference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The entity tag of the page a browser or proxy holds (the `ETag` it was given). When the
+                 *     page is still the same, the answer is `304` with no body, and the copy held is used.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The reference page. */
+            /** @description The reference page, compressed when the client accepts it (`Accept-Encoding`). */
             200: {
                 headers: {
+                    ETag: components["headers"]["PageETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The page is the one whose tag `If-None-Match` named; no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["PageETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["UnknownQueryParameter"];
         };
@@ -2070,7 +2104,13 @@ export interface operations {
     headApiReference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The entity tag of the page a browser or proxy holds (the `ETag` it was given). When the
+                 *     page is still the same, the answer is `304` with no body, and the copy held is used.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2079,6 +2119,16 @@ export interface operations {
             /** @description The headers `GET` would send, without the body. */
             200: {
                 headers: {
+                    ETag: components["headers"]["PageETag"];
+                    "Cache-Control": components["headers"]["RevalidateCacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The page is the one whose tag `If-None-Match` named. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["PageETag"];
                     [name: string]: unknown;
                 };
                 content?: never;

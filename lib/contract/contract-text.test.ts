@@ -51,12 +51,19 @@ describe("the contract's text", () => {
     assert.deepEqual(citations, []);
   });
 
-  it("shows the password policy's answer in the policy's own words", () => {
-    const example = (WORKSPACE_DOCUMENT as any).components.responses.InvalidUserRequest.content['application/json'].examples.weak_password
-      .value;
-    // A password that breaks exactly the two rules the example names: no digit, no special character.
-    const violation = passwordPolicyViolation('Abcdefghij');
-    assert.equal(example.errors[0].message, violation);
-    assert.equal(example.error_message, `Password ${violation}`);
+  it("shows the password policy's answer to each example password in the policy's own words, one rule at a time and several", () => {
+    const examples = Object.entries(
+      (WORKSPACE_DOCUMENT as any).components.responses.InvalidUserRequest.content['application/json'].examples as Record<string, any>,
+    ).filter(([name]) => name.startsWith('weak_password'));
+    assert.ok(examples.length >= 6, 'the five rules a password can break alone, and several at once');
+    const broken = new Set<string>();
+    for (const [name, example] of examples) {
+      const violation = passwordPolicyViolation(example['x-password']);
+      assert.ok(violation, `${name}: its password breaks the policy`);
+      assert.equal(example.value.errors[0].message, violation, name);
+      assert.equal(example.value.error_message, `Password ${violation}`, name);
+      broken.add(violation);
+    }
+    assert.equal(broken.size, examples.length, 'each example shows a different answer');
   });
 });

@@ -15,6 +15,8 @@ export const API_REFERENCE_PAGE = projectFile('server', 'dist', 'docs', 'index.h
 interface BuiltPage {
   html: string;
   policy: string;
+  /** A strong tag of the page: it changes only when the service is built again. */
+  tag: string;
 }
 
 /**
@@ -64,15 +66,21 @@ function referencePage(): BuiltPage {
   try {
     html = readFileSync(API_REFERENCE_PAGE, 'utf8');
   } catch {
-    return { html: UNBUILT_PAGE, policy: policyFor(UNBUILT_PAGE) };
+    return pageOf(UNBUILT_PAGE);
   }
-  built = { html, policy: policyFor(html) };
+  built = pageOf(html);
   return built;
+}
+
+function pageOf(html: string): BuiltPage {
+  return { html, policy: policyFor(html), tag: `"${createHash('sha256').update(html).digest('hex').slice(0, 32)}"` };
 }
 
 export const documentationHandlers: PageHandlers = {
   getApiReference(_req, res) {
     const page = referencePage();
-    res.set('Content-Security-Policy', page.policy).type('html').send(page.html);
+    // Cacheable with revalidation, unlike the API's answers (no-store): express answers 304 to a fresh If-None-Match.
+    res.set({ 'Content-Security-Policy': page.policy, ETag: page.tag, 'Cache-Control': 'no-cache' }).type('html');
+    res.send(page.html);
   },
 };
