@@ -94,6 +94,7 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   }),
   updateGroup: async (f) => ({ body: { ...f.admin, target_group: { group_id: (await f.apiGroup()).group_id, name: f.groupName() } } }),
   deleteGroup: async (f) => ({ body: { ...f.admin, target_group: { group_id: (await f.apiGroup()).group_id } } }),
+  getServiceIndex: async () => ({}),
   getHealth: async () => ({}),
   getReadiness: async () => ({}),
   getApiReference: async () => ({}),

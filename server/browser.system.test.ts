@@ -264,7 +264,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
     await page.close();
   });
 
-  it('renders the API reference at /docs, showing the updateUser operation and how it takes credentials', async () => {
+  it('renders the API reference at /docs: its logo, the updateUser operation, how it takes credentials, and the address it is served at', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     // Redoc's footer asks for a logo from its CDN; the page's Content-Security-Policy must stop it,
     // and let the page's own (inline) scripts run.
@@ -289,6 +289,25 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
       await page.getByText('API key in the body or HTTP Basic or (api-key header and api-key-secret header)').first().isVisible(),
       'the operation names its credentials',
     );
+    // The service's own logo, drawn inline; and the server as the address the page is read at, port included, in plain words.
+    const logo = page.getByRole('img', { name: 'Workspace User API' });
+    assert.ok(await logo.isVisible(), 'the logo shows');
+    assert.ok(
+      await logo.evaluate(
+        (image) =>
+          (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
+          (image as unknown as { naturalWidth: number }).naturalWidth > 0,
+      ),
+      'the logo is drawn, not blank',
+    );
+    // The operation's server list (shown when its endpoint is opened) resolves the relative server against the page.
+    assert.ok(
+      (await page.getByText(`${service.baseUrl}/api/public/update_user`, { exact: true }).count()) > 0,
+      'the address, with its port',
+    );
+    assert.ok((await page.getByText('This service, at the address this page is read at').count()) > 0);
+    assert.ok(!(await page.getByText('http://127.0.0.1:8080/api/public/update_user').count()), "not the contract's own address");
+    assert.ok(!(await page.content()).includes('A local `npm start`'), 'no raw Markdown in the servers box');
     await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
     assert.deepEqual(reachedElsewhere, [], 'the page loaded something from outside the service');
     for (const blocked of blockedElsewhere) assert.match(blocked, / (csp|net::ERR_BLOCKED_BY_CSP)$/i);

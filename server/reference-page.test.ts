@@ -28,7 +28,15 @@ describe('the contract as the API reference page shows it', () => {
     assert.match(schemes['API key in the body']?.description ?? '', /`api_key` and `api_key_secret` in the JSON request body/);
   });
 
-  it('changes nothing but security: operations without credentials keep none', () => {
+  it('names its server as the address it is read at, in plain words, and carries its own logo inline', () => {
+    assert.deepEqual(page.servers, [{ url: '/', description: 'This service, at the address this page is read at' }]);
+    const logo = (page.info['x-logo'] as { url: string; altText: string } | undefined)!;
+    assert.match(logo.url, /^data:image\/svg\+xml;base64,/, 'nothing loaded from elsewhere');
+    assert.match(Buffer.from(logo.url.split(',')[1]!, 'base64').toString('utf8'), /^<svg [^>]*>[\s\S]*<\/svg>$/);
+    assert.equal(logo.altText, 'Workspace User API');
+  });
+
+  it('changes nothing but security, the server and the logo: operations without credentials keep none', () => {
     assert.deepEqual(securityOf(page, '/healthz', 'get'), securityOf(contract, '/healthz', 'get'));
     assert.deepEqual(
       { ...page.paths['/api/public/update_user']!.post, security: undefined },

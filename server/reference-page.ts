@@ -12,6 +12,11 @@
  * header)". The contract the service serves (/openapi.json), and everything
  * generated from it, keep the standard form.
  *
+ * The page also names its server as the address it is read at (a relative
+ * URL, which the renderer resolves against the page, port included), not the
+ * contract's `127.0.0.1:8080`, in plain words, and shows the service's own
+ * logo, inline: the page may load nothing from elsewhere.
+ *
  *   node dist/server/reference-page.js <contract.json> <page-contract.json>
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +28,8 @@ interface Described {
 }
 type Requirement = Record<string, string[]>;
 interface Contract {
+  info: Record<string, unknown>;
+  servers?: { url: string; description?: string }[];
   paths: Record<string, Record<string, { security?: Requirement[] }>>;
   components: { securitySchemes?: Record<string, Described & Record<string, unknown>>; 'x-body-credentials'?: Described };
 }
@@ -58,8 +65,23 @@ export function referencePageContract<T extends Contract>(contract: T): T {
       ),
     ]),
   );
-  return { ...contract, paths, components: { ...contract.components, securitySchemes: shown } };
+  return {
+    ...contract,
+    info: { ...contract.info, 'x-logo': { url: LOGO, altText: String(contract.info.title) } },
+    servers: [{ url: '/', description: 'This service, at the address this page is read at' }],
+    paths,
+    components: { ...contract.components, securitySchemes: shown },
+  };
 }
+
+/** The service's mark: a directory card, drawn inline, so that the page loads it from nowhere. */
+const LOGO = `data:image/svg+xml;base64,${Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 170 48" width="170" height="48">' +
+    '<rect x="2" y="6" width="36" height="36" rx="7" fill="#1f4e8c"/>' +
+    '<circle cx="20" cy="19" r="6" fill="#fff"/><path d="M9 36c2-7 7-10 11-10s9 3 11 10z" fill="#fff"/>' +
+    '<text x="46" y="23" font-family="sans-serif" font-size="13" font-weight="700" fill="#1f4e8c">Workspace</text>' +
+    '<text x="46" y="38" font-family="sans-serif" font-size="11" fill="#333">User API</text></svg>',
+).toString('base64')}`;
 
 if (process.argv[1] && relative(process.argv[1], import.meta.filename) === '') {
   const [source, target] = process.argv.slice(2);

@@ -183,6 +183,9 @@ expect_error(lambda: client.get_audit_events(cursor="bm90LWEtY3Vyc29y"), 400, "i
 expect_error(lambda: limited.get_audit_events(), 403, "permission_denied")
 done.append("getAuditEvents")
 
+index = client.get_service_index()
+assert index.links.api_reference == "/docs" and index.links.scim == "/scim/v2", index
+done.append("getServiceIndex")
 assert client.get_health().status == "ok"
 done.append("getHealth")
 assert client.get_readiness().status == "ready"

@@ -1,10 +1,31 @@
-import { WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
+import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
+import { SCIM_BASE_PATH } from '../../lib/contract/scim-operations.js';
+import { present } from '../../lib/present.js';
 import { notReady } from '../readiness.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
 import { userHandlers } from './users.js';
+
+const pathOf = (operationId: string) =>
+  present(
+    OPERATIONS.find((operation) => operation.operationId === operationId),
+    operationId,
+  ).path;
+
+/** GET /: the contract's name and version, and its pages, each where the contract puts it. */
+const SERVICE_INDEX = {
+  name: WORKSPACE_DOCUMENT.info.title as string,
+  version: WORKSPACE_DOCUMENT.info.version as string,
+  links: {
+    api_reference: pathOf('getApiReference'),
+    openapi: pathOf('getOpenApiDocument'),
+    health: pathOf('getHealth'),
+    readiness: pathOf('getReadiness'),
+    scim: SCIM_BASE_PATH,
+  },
+};
 
 /** How long GET /readyz waits for the database before it answers "not ready". */
 export const READINESS_CHECK_MS = 1_000;
@@ -18,6 +39,9 @@ export function createHandlers(services: Services): Handlers {
     },
     // Liveness: the process answers. It never waits on the database, so that a database
     // outage cannot get the service restarted, which would not mend the database.
+    async getServiceIndex() {
+      return SERVICE_INDEX;
+    },
     async getHealth() {
       return { status: 'ok' };
     },

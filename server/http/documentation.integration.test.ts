@@ -42,6 +42,27 @@ describe('HEAD on the workspace service', () => {
   });
   after(() => service.close());
 
+  it('answers GET / with where to go next, each link a page the service serves', async () => {
+    const index = await service.request('/');
+    assert.equal(index.status, 200);
+    assert.equal(index.body.name, 'Workspace User API');
+    assert.match(index.body.version, /^\d+\.\d+\.\d+$/);
+    assert.deepEqual(index.body.links, {
+      api_reference: '/docs',
+      openapi: '/openapi.json',
+      health: '/healthz',
+      readiness: '/readyz',
+      scim: '/scim/v2',
+    });
+    for (const link of ['api_reference', 'openapi', 'health', 'readiness']) {
+      assert.equal((await service.request(index.body.links[link])).status, 200, link);
+    }
+    const scim = await service.request(`${index.body.links.scim}/ServiceProviderConfig`, {
+      headers: { Authorization: `Bearer ${service.admin.api_key}.${service.admin.api_key_secret}` },
+    });
+    assert.equal(scim.status, 200, 'scim');
+  });
+
   it("answers HEAD on every GET route with the GET's status and headers and no body", async () => {
     const gets = OPERATIONS.filter((operation) => operation.method === 'get');
     assert.deepEqual(

@@ -9,7 +9,7 @@ from typing import Any
 from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
-from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -20,6 +20,18 @@ class WorkspaceClient(BaseClient):
     client = WorkspaceClient("http://127.0.0.1:8080", api_key=KEY, api_key_secret=SECRET)
     client.update_user(target_user=UserUpdate(user_id=USER_ID, first_name="Ada"))
     """
+
+    def get_service_index(self) -> ServiceIndex:
+        """Where to start.
+
+        What opening the service's address in a browser or with curl shows: its name and
+        version, and where the API reference, the contract, the probes and SCIM are. Needs no
+        credentials.
+
+        ``GET /``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        return self._call_model(ServiceIndex.from_json, "GET", "/", None, credentials=False)
 
     def validate_credentials(self) -> KeyInfo:
         """Check an API key.

@@ -9,7 +9,10 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ErrorDetail", "ErrorCode", "Error", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
+"""The values of Error.code."""
 
 ApiKey: TypeAlias = str
 """The public identifier of an API key (letters, digits, `-` and `_`)."""
@@ -25,9 +28,6 @@ Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_
 (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups. Keys
 made before a permission existed do not have it.
 """
-
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
-"""The values of Error.code."""
 
 UserId: TypeAlias = str
 """A user's identifier, 32 lowercase hexadecimal digits without dashes."""
@@ -136,35 +136,31 @@ GetUsersSortDirection: TypeAlias = Literal["asc", "desc"]
 
 
 @dataclass(kw_only=True)
-class KeyInfo(Answer):
-    """What the caller's key is and may do. Its secret is never returned."""
-
-    api_key: ApiKey
-    """The public identifier of an API key (letters, digits, `-` and `_`)."""
+class ServiceIndex(Answer):
+    """Where a newcomer who opened the service's address goes next."""
 
     name: str
-    """The key's name, given when it was created so that people can tell keys apart."""
+    """The service's name, the contract's title."""
 
-    permissions: list[Permission]
-    """What the key may do: each operation names the permission it needs (its `x-permission`)."""
+    version: str
+    """The contract's version, which the service implements."""
 
-    expires: datetime | None
-    """When the key stops working; null when it does not expire."""
+    links: dict[str, Any]
+    """The service's own pages and documents, as paths on this address."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"api_key": self.api_key, "name": self.name, "permissions": list(self.permissions), "expires": None if self.expires is None else self.expires.isoformat()}
+        body: dict[str, Any] = {"name": self.name, "version": self.version, "links": self.links}
         return body
 
     @classmethod
-    def from_json(cls, data: object) -> KeyInfo:
+    def from_json(cls, data: object) -> ServiceIndex:
         """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
-        fields = _decode.json_object(data, "KeyInfo")
+        fields = _decode.json_object(data, "ServiceIndex")
         return cls(
-            api_key=_decode.text(_decode.required(fields, "api_key", "KeyInfo"), "KeyInfo.api_key"),
-            name=_decode.text(_decode.required(fields, "name", "KeyInfo"), "KeyInfo.name"),
-            permissions=[cast("Permission", _decode.text(item, "KeyInfo.permissions[]")) for item in _decode.array(_decode.required(fields, "permissions", "KeyInfo"), "KeyInfo.permissions")],
-            expires=None if _decode.required(fields, "expires", "KeyInfo") is None else _decode.date_time(_decode.required(fields, "expires", "KeyInfo"), "KeyInfo.expires"),
+            name=_decode.text(_decode.required(fields, "name", "ServiceIndex"), "ServiceIndex.name"),
+            version=_decode.text(_decode.required(fields, "version", "ServiceIndex"), "ServiceIndex.version"),
+            links=_decode.json_object(_decode.required(fields, "links", "ServiceIndex"), "ServiceIndex.links"),
         )
 
 
@@ -221,6 +217,39 @@ class Error:
             error_message=_decode.text(_decode.required(fields, "error_message", "Error"), "Error.error_message"),
             code=cast("ErrorCode", _decode.text(_decode.required(fields, "code", "Error"), "Error.code")),
             errors=[ErrorDetail.from_json(item) for item in _decode.array(fields["errors"], "Error.errors")] if "errors" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class KeyInfo(Answer):
+    """What the caller's key is and may do. Its secret is never returned."""
+
+    api_key: ApiKey
+    """The public identifier of an API key (letters, digits, `-` and `_`)."""
+
+    name: str
+    """The key's name, given when it was created so that people can tell keys apart."""
+
+    permissions: list[Permission]
+    """What the key may do: each operation names the permission it needs (its `x-permission`)."""
+
+    expires: datetime | None
+    """When the key stops working; null when it does not expire."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_key": self.api_key, "name": self.name, "permissions": list(self.permissions), "expires": None if self.expires is None else self.expires.isoformat()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> KeyInfo:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "KeyInfo")
+        return cls(
+            api_key=_decode.text(_decode.required(fields, "api_key", "KeyInfo"), "KeyInfo.api_key"),
+            name=_decode.text(_decode.required(fields, "name", "KeyInfo"), "KeyInfo.name"),
+            permissions=[cast("Permission", _decode.text(item, "KeyInfo.permissions[]")) for item in _decode.array(_decode.required(fields, "permissions", "KeyInfo"), "KeyInfo.permissions")],
+            expires=None if _decode.required(fields, "expires", "KeyInfo") is None else _decode.date_time(_decode.required(fields, "expires", "KeyInfo"), "KeyInfo.expires"),
         )
 
 
