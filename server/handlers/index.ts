@@ -15,9 +15,10 @@ const pathOf = (operationId: string) =>
   ).path;
 
 /** GET /: the contract's name and version, and its pages, each where the contract puts it. */
+const info = WORKSPACE_DOCUMENT.info as { title: string; version: string };
 const SERVICE_INDEX = {
-  name: WORKSPACE_DOCUMENT.info.title as string,
-  version: WORKSPACE_DOCUMENT.info.version as string,
+  name: info.title,
+  version: info.version,
   links: {
     api_reference: pathOf('getApiReference'),
     openapi: pathOf('getOpenApiDocument'),
