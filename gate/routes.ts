@@ -16,7 +16,7 @@ import type { GateTarget } from './target.js';
 
 /** Paths near the real ones that the contract does not describe. */
 const UNDESCRIBED = [
-  '/',
+  '/index.html',
   '/api',
   '/api/public',
   '/api/public/update_users',
@@ -95,14 +95,15 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
     if (other.status !== 405 || !isErrorShape(other.body))
       failures.push(`${operation.path} answers the other method with ${other.status}, not a 405 in the error shape`);
   }
-  // HEAD wherever GET: declared, and answered with the GET's status and headers and no body.
+  // HEAD wherever GET: declared, and answered with the GET's status and headers and no body. The same representation
+  // is asked of both: a HEAD is never compressed, so it names the plain length a compressed GET cannot.
   for (const get of CONTRACT_OPERATIONS.filter((operation) => operation.method === 'get')) {
     if (!CONTRACT_OPERATIONS.some((operation) => operation.method === 'head' && operation.path === get.path)) {
       failures.push(`the contract declares GET ${get.path} but no HEAD`);
     }
     const [got, head] = [
-      await send(target.baseUrl, { method: 'GET', path: get.path }),
-      await send(target.baseUrl, { method: 'HEAD', path: get.path }),
+      await send(target.baseUrl, { method: 'GET', path: get.path, headers: { 'Accept-Encoding': 'identity' } }),
+      await send(target.baseUrl, { method: 'HEAD', path: get.path, headers: { 'Accept-Encoding': 'identity' } }),
     ];
     probes += 2;
     const sameHeaders = ['content-type', 'content-length'].every((name) => got.headers.get(name) === head.headers.get(name));
@@ -114,7 +115,9 @@ export async function runRouteCoverage(target: GateTarget): Promise<CheckResult>
   }
   // One spelling per path: another case, or a trailing slash, is not a route (a proxy's path rule cannot be stepped around).
   for (const operation of CONTRACT_OPERATIONS.filter((candidate) => candidate.method !== 'head')) {
-    for (const spelling of [operation.path.toUpperCase(), `${operation.path}/`]) {
+    // The root has no other case, and `//` is no path of it.
+    const spellings = operation.path === '/' ? [] : [operation.path.toUpperCase(), `${operation.path}/`];
+    for (const spelling of spellings.filter((candidate) => candidate !== operation.path)) {
       const answer = await send(target.baseUrl, {
         method: operation.httpMethod,
         path: spelling,

@@ -481,25 +481,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The service's own pages and documents, as paths on this address. */
+        ServiceLinks: {
+            /** @description The API reference, a page for browsers. */
+            api_reference: string;
+            /** @description This contract, as JSON, for tools. */
+            openapi: string;
+            /** @description The liveness probe. */
+            health: string;
+            /** @description The readiness probe. */
+            readiness: string;
+            /** @description The base of SCIM 2.0 for identity providers (Okta, Microsoft Entra ID). */
+            scim: string;
+        };
         /** @description Where a newcomer who opened the service's address goes next. */
         ServiceIndex: {
             /** @description The service's name, the contract's title. */
             name: string;
             /** @description The contract's version, which the service implements. */
             version: string;
-            /** @description The service's own pages and documents, as paths on this address. */
-            links: {
-                /** @description The API reference, a page for browsers. */
-                api_reference: string;
-                /** @description This contract, as JSON, for tools. */
-                openapi: string;
-                /** @description The liveness probe. */
-                health: string;
-                /** @description The readiness probe. */
-                readiness: string;
-                /** @description The base of SCIM 2.0 for identity providers (Okta, Microsoft Entra ID). */
-                scim: string;
-            };
+            links: components["schemas"]["ServiceLinks"];
         };
         /** @description One problem found in a request. */
         ErrorDetail: {

@@ -199,12 +199,13 @@ describe('admin backup and restore (SQLite)', () => {
     assert.equal((await stat(join(directory, 'piped.db'))).size > 0, true, 'the backup was written');
   });
 
-  it('says what to run on PostgreSQL', async () => {
+  it('on PostgreSQL, says what failed, never the password', async () => {
     const run = await runScript(ADMIN_COMMAND, ['backup', join(directory, 'pg.dump')], {
       DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/workspace',
     });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /pg_dump --format=custom/);
+    assert.match(run.stderr, /pg_dump failed: .*127\.0\.0\.1/);
     assert.doesNotMatch(run.stderr, /secret/);
+    await assert.rejects(stat(join(directory, 'pg.dump')), 'no empty backup is left behind');
   });
 });

@@ -290,7 +290,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
   program
     .command('backup')
     .description(
-      'write a consistent copy of the SQLite database to FILE, while the service keeps serving (for PostgreSQL, says what to run)',
+      'write a consistent copy of the database to FILE (0600), while the service keeps serving (PostgreSQL: pg_dump --format=custom)',
     )
     .argument('<file>', 'a new file for the backup')
     .action(async (file: string) => {
@@ -302,7 +302,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
   program
     .command('restore')
     .description(
-      'replace the SQLite database with a backup made by `backup`, then migrate it; refused while the service (or anything) has the database open',
+      'replace the database with a backup made by `backup`, then migrate it; refused while a service (or anything) has the database open',
     )
     .argument('<file>', 'the backup')
     .option('--force', 'replace a database that holds rows (the service must still be stopped: nothing overrides that)')

@@ -12,7 +12,9 @@ import { Kysely, sql, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { DatabaseInUseError, type Lease, leaseFileOf, takeExclusiveLease } from './sqlite/lease.js';
 import { MIGRATION_NAMES } from './migrations.js';
-import { openDatabase, type OpenedDatabase, sqlitePathOf } from './open-store.js';
+import { openDatabase, type OpenedDatabase, redactUrl, sqlitePathOf } from './open-store.js';
+import { notAnArchiveBecause, type PostgresProgram, postgresProgram, rowsHeld, runPostgresProgram } from './postgres/dump.js';
+import { takeExclusivePostgresLease } from './postgres/lease.js';
 import { present } from '../../lib/present.js';
 
 /** The tables whose rows status counts, in the order it prints them. */
@@ -85,15 +87,14 @@ export function migrateDatabase(databaseUrl: string): Promise<{ applied: string[
   });
 }
 
-/** What PostgreSQL's own tools do better than this one: back up and restore with them. */
-const POSTGRES_BACKUP =
-  'on PostgreSQL, back up and restore with its own tools, which copy a live database consistently: ' +
-  'pg_dump --format=custom --file=workspace.dump "$DATABASE_URL", and ' +
-  'pg_restore --clean --if-exists --dbname="$DATABASE_URL" workspace.dump (docs/operations.md, Backup and restore)';
+/** Where pg_dump and pg_restore come from, when neither is to be found. */
+const POSTGRES_TOOLS =
+  "on PostgreSQL, backup and restore run PostgreSQL's own pg_dump and pg_restore: install its client tools " +
+  '(Debian: apt-get install postgresql-client), or run them yourself (docs/operations.md, Backup and restore)';
 
 function sqliteFileOf(databaseUrl: string): string {
   const file = sqlitePathOf(databaseUrl);
-  if (file === undefined) throw new MaintenanceError(POSTGRES_BACKUP);
+  if (file === undefined) throw new Error('internal: a PostgreSQL URL reached the SQLite backup');
   if (file === ':memory:') throw new MaintenanceError('an in-memory database (sqlite::memory:) has nothing to back up or restore');
   return file;
 }
@@ -141,15 +142,10 @@ function syncToDisk(path: string): void {
  * an existing file (`wx`).
  */
 export async function backupDatabase(databaseUrl: string, file: string): Promise<BackupSummary> {
+  if (sqlitePathOf(databaseUrl) === undefined) return backupPostgres(databaseUrl, file);
   const source = sqliteFileOf(databaseUrl);
   if (!existsSync(source)) throw new MaintenanceError(`there is no database at ${source} to back up`);
-  try {
-    closeSync(openSync(file, 'wx', 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new MaintenanceError(`${file} exists: a backup never overwrites a file; name a new one`);
-    throw new MaintenanceError(`cannot create ${file}: ${(error as Error).message}`);
-  }
+  createPrivately(file);
   try {
     const connection = new BetterSqlite3(source, { readonly: true, fileMustExist: true, timeout: 5_000 });
     try {
@@ -162,6 +158,75 @@ export async function backupDatabase(databaseUrl: string, file: string): Promise
     throw error;
   }
   return { file, status: await statusOfFile(file) };
+}
+
+/** Creates the backup's file, empty, readable by its owner alone; never over an existing one. */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new MaintenanceError(`${file} exists: a backup never overwrites a file; name a new one`);
+    throw new MaintenanceError(`cannot create ${file}: ${(error as Error).message}`);
+  }
+}
+
+function postgresTool(name: PostgresProgram): string {
+  const program = postgresProgram(name);
+  if (!program) throw new MaintenanceError(`there is no ${name} here: ${POSTGRES_TOOLS}`);
+  return program;
+}
+
+/** pg_dump's custom format: one consistent snapshot of the live database, compressed, which pg_restore reads. */
+async function backupPostgres(databaseUrl: string, file: string): Promise<BackupSummary> {
+  const program = postgresTool('pg_dump');
+  createPrivately(file);
+  try {
+    await runPostgresProgram(program, ['--format=custom', `--file=${file}`], databaseUrl);
+  } catch (error) {
+    rmSync(file, { force: true });
+    throw new MaintenanceError(`pg_dump failed: ${(error as Error).message}`);
+  }
+  return { file, status: await schemaStatus(databaseUrl) };
+}
+
+/**
+ * pg_restore of a pg_dump archive, in one transaction, refused while any
+ * instance has the database open (postgres/lease.ts) and, without `force`,
+ * when the database holds rows. Then migrated, once the lease is let go.
+ */
+async function restorePostgres(file: string, databaseUrl: string, force: boolean): Promise<BackupSummary> {
+  const program = postgresTool('pg_restore');
+  const name = redactUrl(databaseUrl);
+  const refused = notAnArchiveBecause(program, file);
+  if (refused) throw new MaintenanceError(`${file} is not a backup to restore: ${refused}`);
+  let lease: Lease;
+  try {
+    lease = await takeExclusivePostgresLease(databaseUrl, name);
+  } catch (error) {
+    if (error instanceof DatabaseInUseError) throw new MaintenanceError(`cannot restore: ${error.message}`);
+    throw error;
+  }
+  try {
+    const replaced = await rowsHeld(databaseUrl, COUNTED_TABLES);
+    if (replaced && !force) {
+      throw new MaintenanceError(
+        `${name} is not empty (${replaced}): restoring replaces all of it with ${file}. ` +
+          'Back it up first if any of it matters, then run restore again with --force',
+      );
+    }
+    await runPostgresProgram(
+      program,
+      ['--clean', '--if-exists', '--single-transaction', '--no-owner', '--no-privileges', '--exit-on-error', file],
+      databaseUrl,
+    ).catch((error: unknown) => {
+      throw new MaintenanceError(`pg_restore failed, and the database is as it was: ${(error as Error).message}`);
+    });
+  } finally {
+    lease.release();
+  }
+  const { status } = await migrateDatabase(databaseUrl);
+  return { file: name, status };
 }
 
 /** Why `file` is not a backup this version can restore, or undefined when it is one. */
@@ -230,8 +295,9 @@ const sidecarsOf = (file: string) => [`${file}-wal`, `${file}-shm`, `${file}-jou
  * short leaves the database as it was.
  */
 export async function restoreDatabase(file: string, databaseUrl: string, { force = false } = {}): Promise<BackupSummary> {
-  const target = sqliteFileOf(databaseUrl);
   if (!existsSync(file)) throw new MaintenanceError(`there is no file ${file}`);
+  if (sqlitePathOf(databaseUrl) === undefined) return restorePostgres(file, databaseUrl, force);
+  const target = sqliteFileOf(databaseUrl);
   mkdirSync(dirname(target), { recursive: true });
   let lease: Lease;
   try {

@@ -115,13 +115,17 @@ async function openPostgresDatabase(url: string, options: StoreOptions): Promise
     import('./postgres/traits.js'),
   ]);
   const condition = new StoreCondition();
-  const { db, pool } = openPostgres(url, timeoutsOf(options), condition);
+  const { db, pool, lease } = openPostgres(url, redactUrl(url), timeoutsOf(options), condition);
   return {
     db,
     traits: postgresTraits,
     condition,
     name: redactUrl(url),
-    migrate: () => migratePostgres(url),
+    // Not while a restore is under way: the lease first (postgres/lease.ts).
+    migrate: async () => {
+      await lease;
+      await migratePostgres(url);
+    },
     stats: () => ({ pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } }),
   };
 }

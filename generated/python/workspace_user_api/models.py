@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
@@ -136,6 +136,43 @@ GetUsersSortDirection: TypeAlias = Literal["asc", "desc"]
 
 
 @dataclass(kw_only=True)
+class ServiceLinks:
+    """The service's own pages and documents, as paths on this address."""
+
+    api_reference: str
+    """The API reference, a page for browsers."""
+
+    openapi: str
+    """This contract, as JSON, for tools."""
+
+    health: str
+    """The liveness probe."""
+
+    readiness: str
+    """The readiness probe."""
+
+    scim: str
+    """The base of SCIM 2.0 for identity providers (Okta, Microsoft Entra ID)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_reference": self.api_reference, "openapi": self.openapi, "health": self.health, "readiness": self.readiness, "scim": self.scim}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ServiceLinks:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ServiceLinks")
+        return cls(
+            api_reference=_decode.text(_decode.required(fields, "api_reference", "ServiceLinks"), "ServiceLinks.api_reference"),
+            openapi=_decode.text(_decode.required(fields, "openapi", "ServiceLinks"), "ServiceLinks.openapi"),
+            health=_decode.text(_decode.required(fields, "health", "ServiceLinks"), "ServiceLinks.health"),
+            readiness=_decode.text(_decode.required(fields, "readiness", "ServiceLinks"), "ServiceLinks.readiness"),
+            scim=_decode.text(_decode.required(fields, "scim", "ServiceLinks"), "ServiceLinks.scim"),
+        )
+
+
+@dataclass(kw_only=True)
 class ServiceIndex(Answer):
     """Where a newcomer who opened the service's address goes next."""
 
@@ -145,12 +182,12 @@ class ServiceIndex(Answer):
     version: str
     """The contract's version, which the service implements."""
 
-    links: dict[str, Any]
+    links: ServiceLinks
     """The service's own pages and documents, as paths on this address."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"name": self.name, "version": self.version, "links": self.links}
+        body: dict[str, Any] = {"name": self.name, "version": self.version, "links": self.links.to_json()}
         return body
 
     @classmethod
@@ -160,7 +197,7 @@ class ServiceIndex(Answer):
         return cls(
             name=_decode.text(_decode.required(fields, "name", "ServiceIndex"), "ServiceIndex.name"),
             version=_decode.text(_decode.required(fields, "version", "ServiceIndex"), "ServiceIndex.version"),
-            links=_decode.json_object(_decode.required(fields, "links", "ServiceIndex"), "ServiceIndex.links"),
+            links=ServiceLinks.from_json(_decode.required(fields, "links", "ServiceIndex")),
         )
 
 

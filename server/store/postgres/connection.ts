@@ -12,6 +12,8 @@ import { migrateToLatest } from '../migrations.js';
 import type { Database } from '../schema.js';
 import { type DatabaseTimeouts, UNANSWERED_GRACE_MS } from '../timeouts.js';
 import { postgresFault } from './faults.js';
+import { holdPostgresLease } from './lease.js';
+import type { Lease } from '../sqlite/lease.js';
 
 /** Arbitrary but fixed: the advisory lock every instance takes to migrate. */
 export const MIGRATION_LOCK = 7_316_400_512;
@@ -26,12 +28,14 @@ const POOL_SIZE = 10;
  * emits 'error' on a connection the server ends, and an 'error' with no
  * listener would end the process.
  */
-function poolForKysely(pool: pg.Pool): PostgresPool {
+function poolForKysely(pool: pg.Pool, lease: Promise<Lease>): PostgresPool {
   pool.on('connect', (client) => client.on('error', () => {}));
   // An idle connection the server ends leaves the pool, which opens another when one is needed.
   pool.on('error', () => {});
   return {
     async connect(): Promise<PostgresPoolClient> {
+      // Nothing is read or written before the lease is held (postgres/lease.ts).
+      await lease;
       const client = await pool.connect();
       let broken = false;
       const query = async (text: string, parameters: readonly unknown[]) => {
@@ -48,11 +52,22 @@ function poolForKysely(pool: pg.Pool): PostgresPool {
         release: () => client.release(broken ? new Error('the connection failed under a statement') : undefined),
       } as unknown as PostgresPoolClient;
     },
-    end: () => pool.end(),
+    async end() {
+      await pool.end();
+      (await lease.catch(() => undefined))?.release();
+    },
   };
 }
 
-export function openPostgres(url: string, timeouts: DatabaseTimeouts, condition: StoreCondition): { db: Kysely<Database>; pool: pg.Pool } {
+export function openPostgres(
+  url: string,
+  name: string,
+  timeouts: DatabaseTimeouts,
+  condition: StoreCondition,
+): { db: Kysely<Database>; pool: pg.Pool; lease: Promise<Lease> } {
+  // Taken at once, awaited by the first use: a refusal surfaces there, never as an unhandled rejection.
+  const lease = holdPostgresLease(url, name, timeouts.lockMs);
+  lease.catch(() => {});
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
@@ -64,8 +79,8 @@ export function openPostgres(url: string, timeouts: DatabaseTimeouts, condition:
     // A server that vanished without a word (a host down, a cable pulled) is noticed by TCP itself.
     keepAlive: true,
   });
-  const dialect = withFaultTranslation(new PostgresDialect({ pool: poolForKysely(pool) }), postgresFault, condition);
-  return { db: new Kysely<Database>({ dialect }), pool };
+  const dialect = withFaultTranslation(new PostgresDialect({ pool: poolForKysely(pool, lease) }), postgresFault, condition);
+  return { db: new Kysely<Database>({ dialect }), pool, lease };
 }
 
 /**
