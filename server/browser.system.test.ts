@@ -306,6 +306,7 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
       'the address, with its port',
     );
     assert.ok((await page.getByText('This service, at the address this page is read at').count()) > 0);
+    assert.ok((await page.getByText(service.baseUrl, { exact: true }).count()) > 0, 'the servers box names the address, port included');
     assert.ok(!(await page.getByText('http://127.0.0.1:8080/api/public/update_user').count()), "not the contract's own address");
     assert.ok(!(await page.content()).includes('A local `npm start`'), 'no raw Markdown in the servers box');
     await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { projectFile } from '../lib/project-root.js';
-import { referencePageContract } from './reference-page.js';
+import { referencePageContract, SERVED_ADDRESS_PLACEHOLDER } from './reference-page.js';
 
 type Contract = Parameters<typeof referencePageContract>[0];
 const contract = JSON.parse(readFileSync(projectFile('generated', 'workspace', 'openapi.json'), 'utf8')) as Contract;
@@ -29,7 +29,7 @@ describe('the contract as the API reference page shows it', () => {
   });
 
   it('names its server as the address it is read at, in plain words, and carries its own logo inline', () => {
-    assert.deepEqual(page.servers, [{ url: '/', description: 'This service, at the address this page is read at' }]);
+    assert.deepEqual(page.servers, [{ url: SERVED_ADDRESS_PLACEHOLDER, description: 'This service, at the address this page is read at' }]);
     const logo = (page.info['x-logo'] as { url: string; altText: string } | undefined)!;
     assert.match(logo.url, /^data:image\/svg\+xml;base64,/, 'nothing loaded from elsewhere');
     assert.match(Buffer.from(logo.url.split(',')[1]!, 'base64').toString('utf8'), /^<svg [^>]*>[\s\S]*<\/svg>$/);

@@ -12,10 +12,11 @@
  * header)". The contract the service serves (/openapi.json), and everything
  * generated from it, keep the standard form.
  *
- * The page also names its server as the address it is read at (a relative
- * URL, which the renderer resolves against the page, port included), not the
- * contract's `127.0.0.1:8080`, in plain words, and shows the service's own
- * logo, inline: the page may load nothing from elsewhere.
+ * The page also names its server as the address it is read at, port
+ * included, not the contract's `127.0.0.1:8080`, in plain words: the build
+ * writes a placeholder that the service replaces with the address of each
+ * request (http/documentation.ts). And it shows the service's own logo,
+ * inline: the page may load nothing from elsewhere.
  *
  *   node dist/server/reference-page.js <contract.json> <page-contract.json>
  */
@@ -33,6 +34,9 @@ interface Contract {
   paths: Record<string, Record<string, { security?: Requirement[] }>>;
   components: { securitySchemes?: Record<string, Described & Record<string, unknown>>; 'x-body-credentials'?: Described };
 }
+
+/** Where the page names its server; the service writes the address the page is read at in its place. */
+export const SERVED_ADDRESS_PLACEHOLDER = 'http://served-address.invalid';
 
 /** The contract with its security schemes named for people and its body credentials shown as one of them. */
 export function referencePageContract<T extends Contract>(contract: T): T {
@@ -68,7 +72,7 @@ export function referencePageContract<T extends Contract>(contract: T): T {
   return {
     ...contract,
     info: { ...contract.info, 'x-logo': { url: LOGO, altText: String(contract.info.title) } },
-    servers: [{ url: '/', description: 'This service, at the address this page is read at' }],
+    servers: [{ url: SERVED_ADDRESS_PLACEHOLDER, description: 'This service, at the address this page is read at' }],
     paths,
     components: { ...contract.components, securitySchemes: shown },
   };

@@ -500,6 +500,7 @@ export interface components {
             name: string;
             /** @description The contract's version, which the service implements. */
             version: string;
+            /** @description Where the service's pages and documents are, as paths on this address. */
             links: components["schemas"]["ServiceLinks"];
         };
         /** @description One problem found in a request. */

@@ -99,10 +99,28 @@ describe('compression and caching', () => {
       assert.equal(again.status, 304, method);
       assert.equal(again.bytes.length, 0);
     }
+    const other = await exchange(`${service.baseUrl}/docs`, {
+      method: 'GET',
+      headers: { 'If-None-Match': tag, Host: 'docs.example.com:8443' },
+    });
+    assert.equal(other.status, 200, 'read at another address, it is another page');
     const changed = await exchange(`${service.baseUrl}/docs`, {
       method: 'GET',
       headers: { 'If-None-Match': '"00000000000000000000000000000000"' },
     });
     assert.equal(changed.status, 200);
+  });
+
+  it("names as the page's server the address it is read at, and nothing a Host header could smuggle in", async () => {
+    const at = async (host: string) =>
+      (await exchange(`${service.baseUrl}/docs`, { method: 'GET', headers: { Host: host } })).bytes.toString('utf8');
+    const named = await at('docs.example.com:8443');
+    assert.ok(named.includes('"url":"http://docs.example.com:8443"'), 'the address, port included');
+    assert.ok(!named.includes('served-address.invalid'));
+    for (const hostile of ['evil.example"onload="x', 'a<b', 'x\\y']) {
+      const page = await at(hostile);
+      assert.ok(page.includes('"url":"/"'), `${hostile}: the page names no address`);
+      assert.ok(!page.includes(hostile), `${hostile} is not in the page`);
+    }
   });
 });

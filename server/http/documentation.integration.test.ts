@@ -6,6 +6,7 @@ import { OPERATIONS } from '../../lib/contract/operations.js';
 import { projectFile } from '../../lib/project-root.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { API_REFERENCE_PAGE } from './documentation.js';
+import { SERVED_ADDRESS_PLACEHOLDER } from '../reference-page.js';
 
 describe('the API reference and the contract, served', () => {
   let service: TestService;
@@ -19,7 +20,11 @@ describe('the API reference and the contract, served', () => {
     const answer = await service.request('/docs');
     assert.equal(answer.status, 200);
     assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
-    assert.equal(answer.text, built);
+    assert.equal(
+      answer.text,
+      built.replaceAll(SERVED_ADDRESS_PLACEHOLDER, service.baseUrl),
+      'the page as built, its server the address it was read at',
+    );
     assert.match(answer.text, /<title>Workspace User API reference<\/title>/);
     assert.match(answer.text, /Update a user/, 'the operations are rendered into the page, readable without JavaScript');
     assert.doesNotMatch(answer.text, /<script[^>]+src=|<link[^>]+href="https?:/, 'the page loads no script or stylesheet');

@@ -6,7 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Request } from 'express';
+import { LRUCache } from 'lru-cache';
 import { projectFile } from '../../lib/project-root.js';
+import { SERVED_ADDRESS_PLACEHOLDER } from '../reference-page.js';
 import type { PageHandlers } from '../handlers/types.js';
 
 /** Where `npm run build` writes the page. */
@@ -57,19 +60,45 @@ const UNBUILT_PAGE = `<!doctype html>
 </html>
 `;
 
-let built: BuiltPage | undefined;
+let built: string | undefined;
 
-/** The built page, read once it exists. */
-function referencePage(): BuiltPage {
+/** The built page's text, read once it exists. */
+function referencePageText(): string | undefined {
   if (built) return built;
-  let html: string;
   try {
-    html = readFileSync(API_REFERENCE_PAGE, 'utf8');
+    built = readFileSync(API_REFERENCE_PAGE, 'utf8');
   } catch {
-    return pageOf(UNBUILT_PAGE);
+    return undefined;
   }
-  built = pageOf(html);
   return built;
+}
+
+/**
+ * The address a reader reached the service at (scheme from `trust proxy`,
+ * host and port from the Host header), for the page's server; undefined when
+ * the Host header is anything but a host name or address and a port, since
+ * it is written into the page.
+ */
+function servedAddress(req: Request): string | undefined {
+  const host = req.get('host') ?? '';
+  const plain = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+  return plain.test(host) ? `${req.protocol}://${host}` : undefined;
+}
+
+/** The page for each address it is read at: the contract inside it names that address as its server. */
+const pagesByAddress = new LRUCache<string, BuiltPage>({ max: 16 });
+
+function referencePage(req: Request): BuiltPage {
+  const html = referencePageText();
+  if (html === undefined) return pageOf(UNBUILT_PAGE);
+  const address = servedAddress(req) ?? '';
+  let page = pagesByAddress.get(address);
+  if (!page) {
+    // The build wrote a placeholder for the server (reference-page.ts); an address that cannot be told shows as "/".
+    page = pageOf(html.replaceAll(SERVED_ADDRESS_PLACEHOLDER, address || '/'));
+    pagesByAddress.set(address, page);
+  }
+  return page;
 }
 
 function pageOf(html: string): BuiltPage {
@@ -77,10 +106,10 @@ function pageOf(html: string): BuiltPage {
 }
 
 export const documentationHandlers: PageHandlers = {
-  getApiReference(_req, res) {
-    const page = referencePage();
+  getApiReference(req, res) {
+    const page = referencePage(req);
     // Cacheable with revalidation, unlike the API's answers (no-store): express answers 304 to a fresh If-None-Match.
-    res.set({ 'Content-Security-Policy': page.policy, ETag: page.tag, 'Cache-Control': 'no-cache' }).type('html');
+    res.set({ 'Content-Security-Policy': page.policy, ETag: page.tag, 'Cache-Control': 'no-cache', Vary: 'Host' }).type('html');
     res.send(page.html);
   },
 };

@@ -183,7 +183,7 @@ class ServiceIndex(Answer):
     """The contract's version, which the service implements."""
 
     links: ServiceLinks
-    """The service's own pages and documents, as paths on this address."""
+    """Where the service's pages and documents are, as paths on this address."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
