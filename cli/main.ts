@@ -7,6 +7,10 @@
 import { PROCESS_IO } from './io.js';
 import { runCli } from './program.js';
 import { EXIT, leaveQuietlyWhenReaderGoes } from '../lib/command-line.js';
+import { leaveUnlessSupportedNode } from '../lib/supported-node.js';
+
+// First, before anything can fail on a Node this does not run on.
+leaveUnlessSupportedNode((code) => process.exit(code));
 
 leaveQuietlyWhenReaderGoes(process.stdout, () => process.exit(EXIT.ok));
 

@@ -26,6 +26,12 @@ function hasTypeScript() {
   }
 }
 
+if (!existsSync(join(root, 'node_modules'))) {
+  // On a Node outside package.json's engines, `npm ci` refused (engine-strict) and says which Node it needs.
+  process.stderr.write('workspace-user-api: its dependencies are not installed: run npm ci first\n');
+  process.exit(1);
+}
+
 if (hasTypeScript()) {
   if (whyBuild(root, BUILT) === undefined) process.exit(0);
   const npm = process.env.npm_execpath;

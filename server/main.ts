@@ -23,6 +23,10 @@ import { createHandlers } from './handlers/index.js';
 import { contractValidation } from './http/contract-validation.js';
 import { scimContractValidation } from './scim/contract.js';
 import { createScimHandlers } from './scim/routes.js';
+import { leaveUnlessSupportedNode } from '../lib/supported-node.js';
+
+// First, before anything can fail on a Node this does not run on.
+leaveUnlessSupportedNode((code) => process.exit(code));
 
 async function main(): Promise<void> {
   const config = loadConfig();

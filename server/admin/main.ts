@@ -5,6 +5,10 @@
  */
 import { EXIT, leaveQuietlyWhenReaderGoes } from '../../lib/command-line.js';
 import { runAdmin } from './program.js';
+import { leaveUnlessSupportedNode } from '../../lib/supported-node.js';
+
+// First, before anything can fail on a Node this does not run on.
+leaveUnlessSupportedNode((code) => process.exit(code));
 
 leaveQuietlyWhenReaderGoes(process.stdout, () => process.exit(EXIT.ok));
 

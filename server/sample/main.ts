@@ -3,6 +3,10 @@ import { ConfigError, loadSampleConfig } from '../config.js';
 import { serve } from '../http/lifecycle.js';
 import { createLogger } from '../logger.js';
 import { createSampleApp } from './app.js';
+import { leaveUnlessSupportedNode } from '../../lib/supported-node.js';
+
+// First, before anything can fail on a Node this does not run on.
+leaveUnlessSupportedNode((code) => process.exit(code));
 
 try {
   const config = loadSampleConfig();
