@@ -66,7 +66,7 @@ export function openPostgres(
   condition: StoreCondition,
 ): { db: Kysely<Database>; pool: pg.Pool; lease: Promise<Lease> } {
   // Taken at once, awaited by the first use: a refusal surfaces there, never as an unhandled rejection.
-  const lease = holdPostgresLease(url, name, timeouts.lockMs);
+  const lease = holdPostgresLease(url, name, timeouts);
   lease.catch(() => {});
   const pool = new pg.Pool({
     connectionString: url,

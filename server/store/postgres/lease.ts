@@ -13,6 +13,7 @@
  */
 import pg from 'pg';
 import { DatabaseInUseError, type Lease } from '../sqlite/lease.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts, UNANSWERED_GRACE_MS } from '../timeouts.js';
 
 /** Arbitrary but fixed, beside MIGRATION_LOCK: the advisory lock of the database lease. */
 export const LEASE_LOCK = 7_316_400_513;
@@ -24,8 +25,15 @@ const RETAKE_MS = 1_000;
 /** PostgreSQL's "lock_not_available", which lock_timeout raises. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
-async function connected(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: LEASE_APPLICATION_NAME, keepAlive: true });
+/** Bounded like every other connection of the store (timeouts.ts): a frozen server never holds a start or a close. */
+async function connected(url: string, timeouts: DatabaseTimeouts): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: LEASE_APPLICATION_NAME,
+    keepAlive: true,
+    connectionTimeoutMillis: timeouts.connectMs,
+    query_timeout: Math.max(timeouts.lockMs, timeouts.statementMs) + UNANSWERED_GRACE_MS,
+  });
   // An 'error' with no listener would end the process: a lost connection is handled on 'end'.
   client.on('error', () => {});
   await client.connect();
@@ -36,15 +44,15 @@ async function connected(url: string): Promise<pg.Client> {
  * Resolves once the shared lock is held. Waits up to `waitMs` for a restore
  * under way; past that, DatabaseInUseError.
  */
-export async function holdPostgresLease(url: string, name: string, waitMs: number): Promise<Lease> {
+export async function holdPostgresLease(url: string, name: string, timeouts: DatabaseTimeouts): Promise<Lease> {
   let released = false;
   let client: pg.Client | undefined;
   let retake: NodeJS.Timeout | undefined;
 
   async function take(): Promise<void> {
-    const opened = await connected(url);
+    const opened = await connected(url, timeouts);
     try {
-      await opened.query(`set lock_timeout = ${Math.max(1, Math.trunc(waitMs))}`);
+      await opened.query(`set lock_timeout = ${Math.max(1, Math.trunc(timeouts.lockMs))}`);
       await opened.query('select pg_advisory_lock_shared($1)', [LEASE_LOCK]);
     } catch (error) {
       await opened.end().catch(() => {});
@@ -52,6 +60,8 @@ export async function holdPostgresLease(url: string, name: string, waitMs: numbe
         throw new DatabaseInUseError(`a restore of ${name} is under way: start again once it has finished`);
       throw error;
     }
+    // Released while this was taken again: let it go at once.
+    if (released) return void opened.end().catch(() => {});
     client = opened;
     opened.once('end', () => {
       if (released) return;
@@ -95,7 +105,7 @@ async function holdersOf(client: pg.Client): Promise<string[]> {
  * connections that hold the database open: for admin restore.
  */
 export async function takeExclusivePostgresLease(url: string, name: string): Promise<Lease> {
-  const client = await connected(url);
+  const client = await connected(url, DEFAULT_DATABASE_TIMEOUTS);
   try {
     const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1) as taken', [LEASE_LOCK]);
     if (!rows[0]?.taken) {
