@@ -69,6 +69,23 @@ function thirdPartyPage(sampleUrl: string, workspaceUrl: string, credentials: ob
 </script></body></html>`;
 }
 
+/** In the page: the text of the reference's content that the floating menu button covers, where it is now. */
+const TEXT_UNDER_MENU_BUTTON = `(() => {
+  const button = document.querySelector('[data-testid="floating-button"]').getBoundingClientRect();
+  const walker = document.createTreeWalker(document.getElementById('api-content'), NodeFilter.SHOW_TEXT);
+  const under = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.textContent.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const box of range.getClientRects()) {
+      const overlaps = box.right > button.left && box.left < button.right && box.bottom > button.top && box.top < button.bottom;
+      if (box.width > 0 && overlaps) under.push(node.textContent.trim().slice(0, 40));
+    }
+  }
+  return under;
+})()`;
+
 /** The SDK as a web app ships it: bundled for the browser, one ES module. */
 async function bundledSdk(): Promise<string> {
   const built = await esbuild.build({
@@ -312,6 +329,22 @@ describe('in a real browser', needs(chromiumTool, 'the browser tests'), () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
     assert.deepEqual(reachedElsewhere, [], 'the page loaded something from outside the service');
     for (const blocked of blockedElsewhere) assert.match(blocked, / (csp|net::ERR_BLOCKED_BY_CSP)$/i);
+    await page.close();
+  });
+
+  it('keeps the API reference readable on a 390 px phone: its menu button covers no text, and opens the menu', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${service.baseUrl}/docs`);
+    const menu = page.getByRole('button', { name: 'Open navigation menu' });
+    await menu.waitFor({ timeout: 30_000 });
+    for (const top of [0, 1_500, 4_000, 8_000]) {
+      await page.evaluate(`window.scrollTo(0, ${top})`);
+      const covered = await page.evaluate<string[]>(TEXT_UNDER_MENU_BUTTON);
+      assert.deepEqual(covered, [], `scrolled to ${top} px: text under the menu button`);
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, 'api-reference-390px.png') });
+    await menu.click();
+    assert.equal(await page.locator('[data-testid="floating-button"]').getAttribute('aria-expanded'), 'true', 'the menu opens');
     await page.close();
   });
 });
