@@ -146,7 +146,7 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
 /** Statuses that mean something particular to one operation. */
 const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
   // The page a browser holds is still the page: not modified.
-  'getApiReference 304': async (f) => ({ headers: { 'If-None-Match': await f.pageTag() } }),
+  'getApiReference 304': async (f) => ({ headers: { 'If-None-Match': await f.pageTag(), 'Accept-Encoding': 'identity' } }),
   'getUser 404': async (f) => ({ body: wellFormed('getUser', f) }),
   'updateUser 404': async (f) => ({ body: wellFormed('updateUser', f) }),
   'deleteUser 404': async (f) => ({ body: wellFormed('deleteUser', f) }),

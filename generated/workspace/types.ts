@@ -1381,8 +1381,9 @@ export interface components {
         ETag: string;
         /**
          * @description The page's entity tag: a digest of the page, which changes only when the service is
-         *     built again. Send it back in `If-None-Match` to have `304` instead of the page.
-         * @example "5d41402abc4b2a76b9719d911017c592"
+         *     built again, and the coding it was sent in (`-br`, `-gzip`; none when plain). Send it
+         *     back in `If-None-Match` to have `304` instead of the page.
+         * @example "5d41402abc4b2a76b9719d911017c592-br"
          */
         PageETag: string;
         /**

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { OPERATIONS } from '../../lib/contract/operations.js';
 import { projectFile } from '../../lib/project-root.js';
 import { startTestService, type TestService } from '../testing/service.js';
-import { API_REFERENCE_PAGE } from './documentation.js';
+import { API_REFERENCE_PAGE, NARROW_SCREEN_STYLE } from './documentation.js';
 import { SERVED_ADDRESS_PLACEHOLDER } from '../reference-page.js';
 
 describe('the API reference and the contract, served', () => {
@@ -22,8 +22,8 @@ describe('the API reference and the contract, served', () => {
     assert.match(answer.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(
       answer.text,
-      built.replaceAll(SERVED_ADDRESS_PLACEHOLDER, service.baseUrl),
-      'the page as built, its server the address it was read at',
+      built.replaceAll(SERVED_ADDRESS_PLACEHOLDER, service.baseUrl).replace('</head>', `${NARROW_SCREEN_STYLE}</head>`),
+      'the page as built, its server the address it was read at, with its style for narrow screens',
     );
     assert.match(answer.text, /<title>Workspace User API reference<\/title>/);
     assert.match(answer.text, /Update a user/, 'the operations are rendered into the page, readable without JavaScript');
