@@ -42,6 +42,9 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'get_audit_events_p99_ms_one_connection',
         'scim_lookup_p99_ratio',
         'scim_deactivation_ratio',
+        'every_user_gzip_mb',
+        'every_user_br_mb',
+        'cli_call_ms',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
