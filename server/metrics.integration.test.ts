@@ -51,6 +51,34 @@ describe(`metrics (${TEST_STORE})`, () => {
     assert.ok(sample(after, 'workspace_request_duration_seconds_bucket{le="+Inf",operation="createUser"}')! >= 2);
   });
 
+  it('labels each SCIM request with its operation, its refusals too', async () => {
+    const bearer = { Authorization: `Bearer ${service.admin.api_key}.${service.admin.api_key_secret}` };
+    const user = await service.createUser();
+    await service.request('/scim/v2/Users?count=1', { headers: bearer });
+    await service.request(`/scim/v2/Users/${user.user_id}`, { headers: bearer });
+    await service.request(`/scim/v2/Users/${user.user_id}`, {
+      method: 'PATCH',
+      headers: { ...bearer, 'Content-Type': 'application/scim+json' },
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      }),
+    });
+    await service.request('/scim/v2/Groups?count=nope', { headers: bearer });
+    await service.request('/scim/v2/Nowhere', { headers: bearer });
+
+    const after = await scrape();
+    assert.equal(sample(after, 'workspace_requests_total{operation="scimListUsers",status="200"}'), 1);
+    assert.equal(sample(after, 'workspace_requests_total{operation="scimGetUser",status="200"}'), 1);
+    assert.equal(sample(after, 'workspace_requests_total{operation="scimPatchUser",status="200"}'), 1);
+    assert.equal(
+      sample(after, 'workspace_requests_total{operation="scimListGroups",status="400"}'),
+      1,
+      'refused by the contract, counted under it',
+    );
+    assert.ok((sample(after, 'workspace_request_duration_seconds_count{operation="scimPatchUser"}') ?? 0) >= 1);
+  });
+
   it('shows password hashing, group commits or the connection pool, and the process', async (t) => {
     // A service of its own: the one above has throttled this client.
     const service = await startTestService({ metrics: true });

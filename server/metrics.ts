@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { OPERATIONS } from '../lib/contract/operations.js';
+import { SCIM_BASE_PATH, SCIM_OPERATIONS } from '../lib/contract/scim-operations.js';
 import type { Logger } from './logger.js';
 import type { StoreStats } from './store/repositories.js';
 
@@ -16,7 +17,6 @@ export interface MetricSources {
   store(): StoreStats;
 }
 
-/** The operation a request was routed to, as the contract names it; `none` for a path the contract does not describe. */
 /**
  * The operation of each method and path the contract declares, exactly as it
  * spells them. A request is labelled when it arrives, before the validator
@@ -25,6 +25,25 @@ export interface MetricSources {
 const OPERATION_BY_ROUTE = new Map(
   OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation.operationId]),
 );
+
+/**
+ * SCIM's operations, by method and route (`/scim/v2/Users/:id`), labelled
+ * `scim` and their operationId (`scimPatchUser`, `scimListGroups`): apart
+ * from the workspace API's operations of the same names.
+ */
+const SCIM_ROUTES = SCIM_OPERATIONS.map((operation) => ({
+  method: operation.method.toUpperCase(),
+  route: new RegExp(`^${operation.route.replace(/:\w+/g, '[^/]+')}$`),
+  label: `scim${operation.operationId.charAt(0).toUpperCase()}${operation.operationId.slice(1)}`,
+}));
+
+/** The operation a request was routed to, as the contracts name it; `none` for a path neither describes. */
+function operationOf(method: string, path: string): string {
+  const workspace = OPERATION_BY_ROUTE.get(`${method} ${path}`);
+  if (workspace) return workspace;
+  if (!path.startsWith(`${SCIM_BASE_PATH}/`)) return 'none';
+  return SCIM_ROUTES.find((candidate) => candidate.method === method && candidate.route.test(path))?.label ?? 'none';
+}
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -98,7 +117,7 @@ export class ServiceMetrics {
   /** Counts and times every request, labelled by its operation, or `none` for a path the contract does not have. */
   readonly middleware: RequestHandler = (req, res, next) => {
     const stop = this.#duration.startTimer();
-    const operation = OPERATION_BY_ROUTE.get(`${req.method} ${req.path}`) ?? 'none';
+    const operation = operationOf(req.method, req.path);
     res.once('finish', () => {
       stop({ operation });
       this.#requests.inc({ operation, status: String(res.statusCode) });
