@@ -118,10 +118,13 @@ describe('PostgreSQL failing under write load', needs(postgresTool(), 'the Postg
     await underLoad(async () => {
       const admin = new pg.Client({ connectionString: cluster.url });
       await admin.connect();
-      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where backend_type = $1 and pid <> pg_backend_pid()', [
-        'client backend',
-      ]);
+      const { rows } = await admin.query<{ ended: boolean }>(
+        'select pg_terminate_backend(pid) as ended from pg_stat_activity where backend_type = $1 and pid <> pg_backend_pid()',
+        ['client backend'],
+      );
       await admin.end();
+      // The service's connections were there to end, and were ended.
+      assert.ok(rows.filter((row) => row.ended).length >= 2, `ended ${rows.filter((row) => row.ended).length} connections`);
     });
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { whileStarting } from './http/starting.js';
@@ -39,12 +39,16 @@ describe('readiness', () => {
     assert.equal(await head.text(), '');
 
     let answered = false;
+    // The server has the request once it emits it: from then on only the app can answer it.
+    const arrived = once(server, 'request');
     const waiting = fetch(`${base}/api/public/get_groups`, { method: 'POST' }).then(async (response) => {
       answered = true;
       return response.text();
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(answered, false, 'a request waits while the service starts');
+    const [, response] = (await arrived) as [unknown, ServerResponse];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(response.headersSent, false, 'a request waits while the service starts: nothing was sent');
+    assert.equal(answered, false);
     startApp((_req, res) => res.end('served by the app'));
     assert.equal(await waiting, 'served by the app');
   });
