@@ -42,7 +42,7 @@ describe('settings from the environment', () => {
       assert.equal(loadConfig({ VALIDATE_RESPONSES: yes }).validateResponses, true, yes);
     for (const no of ['0', 'false', 'No', 'off', 'OFF', 'n'])
       assert.equal(loadConfig({ VALIDATE_RESPONSES: no }).validateResponses, false, no);
-    assert.equal(loadConfig({ NODE_ENV: 'test' }).validateResponses, true);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).validateResponses, false, 'NODE_ENV switches nothing: only VALIDATE_RESPONSES does');
   });
 
   it('reads TRUST_PROXY as express does: a word, a hop count, or the proxies', () => {

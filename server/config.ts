@@ -18,7 +18,7 @@ export interface Config {
   connections: ConnectionLimits;
   databaseUrl: string;
   logLevel: LogLevel;
-  /** Validate every response against the contract too (always on under NODE_ENV=test). */
+  /** Validate every response against the contract too (VALIDATE_RESPONSES; the tests turn it on). */
   validateResponses: boolean;
   /** Express's `trust proxy` setting: which proxies may set X-Forwarded-For. */
   trustProxy: boolean | number | string;
@@ -177,7 +177,6 @@ const sampleSchema = z.object({
   MAX_CONNECTIONS_PER_CLIENT: wholeNumber(1, 1_000_000, DEFAULT_CONNECTION_LIMITS.perClient),
   LOG_LEVEL: logLevel,
   VALIDATE_RESPONSES: flag,
-  NODE_ENV: text('production'),
 });
 
 const serviceSchema = sampleSchema.extend({
@@ -232,7 +231,7 @@ export function loadSampleConfig(env: NodeJS.ProcessEnv = process.env): SampleCo
     port: settings.PORT,
     connections: connectionsOf(settings),
     logLevel: settings.LOG_LEVEL,
-    validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
+    validateResponses: settings.VALIDATE_RESPONSES,
   };
 }
 
@@ -244,7 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     connections: connectionsOf(settings),
     databaseUrl: settings.DATABASE_URL,
     logLevel: settings.LOG_LEVEL,
-    validateResponses: settings.VALIDATE_RESPONSES || settings.NODE_ENV === 'test',
+    validateResponses: settings.VALIDATE_RESPONSES,
     trustProxy: settings.TRUST_PROXY,
     corsOrigins: settings.CORS_ORIGINS,
     authThrottle: {

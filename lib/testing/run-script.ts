@@ -20,7 +20,8 @@ export function startScript(
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   return spawn(process.execPath, [...loader, script, ...args], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, NODE_ENV: 'test', ...env },
+    // Every answer checked against the contract, as the in-process test service does.
+    env: { ...process.env, NODE_ENV: 'test', VALIDATE_RESPONSES: 'true', ...env },
     stdio: [stdin, 'pipe', 'pipe'],
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The contract as middleware: express-openapi-validator checks every request
  * against the workspace contract, and every response too when asked
- * (VALIDATE_RESPONSES, always under NODE_ENV=test). A part of the app
+ * (VALIDATE_RESPONSES, which the tests turn on). A part of the app
  * (app.ts): the service always validates requests.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
