@@ -31,6 +31,78 @@ const readsJsonDocuments = [
   'scripts/**/*.ts',
 ];
 
+// The layers (docs/architecture.md, "Layers"): the doors (the workspace API's handlers, SCIM,
+// the admin command) go through the directory, the directory through the store, and no
+// layer imports one above it; test support stays out of production. Each rule below says
+// itself when an import breaks it. Tests and test support may reach anywhere.
+const notTests = ['**/*.test.ts', '**/testing/**'];
+const rule = (regex, message) => ({ regex, message });
+const NO_TEST_SUPPORT = rule('(^|/)testing/', 'production code never imports test support (testing/): it would ship in server/dist.');
+const NO_STORE = rule(
+  '(^|/)store/(?!repositories\\.js$)',
+  'a door reads and writes through the directory (server/directory/index.js), never the store; only the Store handle it builds the directory on (store/repositories.js) may be named.',
+);
+const NO_RULES = rule(
+  '(^|/)((password|username|attributes)/|keys/api-keys)',
+  "the rules of users, passwords, attributes and keys are the directory's: a door calls server/directory/index.js, which applies them.",
+);
+const ONLY_DIRECTORY_INDEX = rule(
+  '(^|/)directory/(?!index\\.js$)',
+  'a door imports the directory by its front, server/directory/index.js.',
+);
+// (The HTTP layer serves the pages with the handlers' types, handlers/types.js, and nothing else of them.)
+const NO_KASM_DOOR = rule(
+  '(^|/)handlers/(?!types\\.js$)',
+  "the workspace API's handlers are a door: nothing but the app's assembly imports them (SCIM least of all).",
+);
+const NO_SCIM_DOOR = rule('^(?!.*generated/)(.*/)?scim/', "SCIM is a door: nothing but the app's assembly imports it.");
+const NO_ADMIN_DOOR = rule('(^|/)admin/', 'the admin command is a door: nothing imports it but its own main.');
+const NO_DOORS = [NO_KASM_DOOR, NO_SCIM_DOOR, NO_ADMIN_DOOR];
+const NO_HTTP = rule('(^|/)http/', "below the doors nothing speaks HTTP: a door says the directory's answers in its protocol.");
+const NO_DIRECTORY = rule('(^|/)directory/', 'the store is below the directory and never imports it.');
+const restricting = (files, patterns, ignores = []) => ({
+  files,
+  ignores: [...notTests, ...ignores],
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+const layers = [
+  restricting(['server/handlers/**/*.ts'], [NO_TEST_SUPPORT, NO_STORE, NO_RULES, ONLY_DIRECTORY_INDEX, NO_SCIM_DOOR, NO_ADMIN_DOOR]),
+  restricting(['server/scim/**/*.ts'], [NO_TEST_SUPPORT, NO_STORE, NO_RULES, ONLY_DIRECTORY_INDEX, NO_KASM_DOOR, NO_ADMIN_DOOR]),
+  restricting(
+    ['server/admin/**/*.ts'],
+    [
+      NO_TEST_SUPPORT,
+      // The database's own commands (migrate, backup, restore) are the store's, not the directory's.
+      rule(
+        '(^|/)store/(?!(repositories|open-store|maintenance)\\.js$)',
+        'the admin command changes the directory through server/directory/index.js; of the store it uses only the database commands (open-store, maintenance).',
+      ),
+      NO_RULES,
+      ONLY_DIRECTORY_INDEX,
+      NO_KASM_DOOR,
+      NO_SCIM_DOOR,
+    ],
+    ['server/admin/main.ts'],
+  ),
+  restricting(['server/directory/**/*.ts'], [NO_TEST_SUPPORT, ...NO_DOORS, NO_HTTP]),
+  restricting(['server/store/**/*.ts'], [NO_TEST_SUPPORT, ...NO_DOORS, NO_HTTP, NO_DIRECTORY]),
+  restricting(
+    ['server/**/*.ts', 'lib/**/*.ts', 'client/**/*.ts', 'cli/**/*.ts'],
+    [NO_TEST_SUPPORT, ...NO_DOORS],
+    // The assembly of the service, which puts the doors in front of the directory.
+    [
+      'server/handlers/**',
+      'server/scim/**',
+      'server/admin/**',
+      'server/directory/**',
+      'server/store/**',
+      'server/main.ts',
+      'server/app.ts',
+    ],
+  ),
+  restricting(['server/main.ts', 'server/app.ts', 'server/admin/main.ts'], [NO_TEST_SUPPORT]),
+];
+
 export default tseslint.config(
   { ignores: ['generated/', '**/dist/', '**/node_modules/', 'patches/', 'test-artifacts/', 'data/'] },
   // A disable comment that suppresses nothing is an error: it would hide the next real finding.
@@ -88,4 +160,5 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', globalThis: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  ...layers,
 );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../lib/project-root.js';
-import { verifyPassword } from '../server/password/hashing.js';
+import { verifyPassword } from '../server/testing/passwords.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { TEST_SETUP } from '../server/testing/test-setup.js';
 import { runCli } from './program.js';
@@ -49,7 +49,7 @@ describe('the workspace-users CLI, in process against the service', () => {
     assert.equal(created.code, 0, created.stderr);
     const { user_id } = JSON.parse(created.stdout);
     assert.ok(
-      await verifyPassword((await service.store.users.findPasswordHash(user_id))!, 'Correct-Horse-42'),
+      await verifyPassword((await service.inspection.passwordHash(user_id))!, 'Correct-Horse-42'),
       'the password came from stdin, newline dropped',
     );
 

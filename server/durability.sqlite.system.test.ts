@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteLibrary from 'better-sqlite3';
-import { verifyPassword } from './password/hashing.js';
+import { verifyPassword } from './testing/passwords.js';
 import { startServiceProcess } from '../lib/testing/service-process.js';
 
 const WORKERS = 8;

@@ -107,6 +107,16 @@ describe('the production install', { timeout: 600_000 }, () => {
     assert.ok(megabytes <= 100, `node_modules is ${megabytes.toFixed(1)} MB`);
   });
 
+  it('builds no test code into server/dist: no testing/, no client/, no test file', () => {
+    const built = readdirSync(join(root, 'server/dist'), { recursive: true, encoding: 'utf8' });
+    assert.ok(
+      built.some((path) => path.endsWith('main.js')),
+      'the build is there',
+    );
+    const testCode = built.filter((path) => /(^|\/)(testing|client)(\/|$)|\.test\.js$/.test(path));
+    assert.deepEqual(testCode, [], 'test support or the SDK compiled into the production build');
+  });
+
   it('npm start serves, with its first key, /docs and /openapi.json', async (t) => {
     const env = {
       PORT: '0',

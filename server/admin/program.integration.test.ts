@@ -89,7 +89,7 @@ describe('npm run admin, in process', () => {
     for (const [args, code, message] of [
       [[key.api_key], 2, /needs --permissions, --expires or both/],
       [[key.api_key, '--permissions', 'root'], 2, /unknown permission root/],
-      [['no-such-key', '--expires', 'never'], 1, /no active key no-such-key/],
+      [['no-such-key', '--expires', 'never'], 1, /No active API key has this id/],
     ] as const) {
       const run = await admin('update-key', ...args);
       assert.equal(run.code, code, args.join(' '));
@@ -139,7 +139,7 @@ describe('npm run admin, in process', () => {
     }
     const again = await admin('revoke-key', key.api_key);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /no active key/);
+    assert.match(again.stderr, /No active API key has this id/);
     const statuses = JSON.parse((await admin('list-keys', '--json')).stdout) as { api_key: string; status: string }[];
     assert.equal(statuses.find((entry) => entry.api_key === key.api_key)?.status, 'revoked');
   });
@@ -153,7 +153,7 @@ describe('npm run admin, in process', () => {
 
     const duplicate = await admin('create-group', '--name', 'Engineering');
     assert.equal(duplicate.code, 1);
-    assert.match(duplicate.stderr, /already exists/);
+    assert.match(duplicate.stderr, /Group name is already taken/);
 
     const listed = JSON.parse((await admin('list-groups', '--json')).stdout) as { name: string }[];
     assert.deepEqual(
@@ -201,7 +201,7 @@ describe('npm run admin, in process', () => {
 
     const again = await admin('delete-group', group.group_id);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /no group/);
+    assert.match(again.stderr, /Group not found/);
     const system = (JSON.parse((await admin('list-groups', '--json')).stdout) as { group_id: string; is_system: boolean }[]).find(
       (entry) => entry.is_system,
     )!;

@@ -9,17 +9,14 @@
  * listings are tables unless --json is given; failures go to stderr with exit
  * code 1, usage errors with 2 (lib/command-line.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CommandFailure as AdminError, runProgram, UsageFailure } from '../../lib/command-line.js';
 import { PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
 import { scimToken } from '../../lib/contract/credentials.js';
 import { printAuditEvents, printJson, printTable, type Screen, terminalSafe } from '../../lib/terminal-output.js';
-import { issueApiKey } from '../keys/api-keys.js';
 import { DEFAULT_DATABASE_URL } from '../config.js';
 import { openStore } from '../store/open-store.js';
-import { type ApiKeyRecord, NameTakenError, ADMIN_CLI } from '../store/records.js';
-import type { Store } from '../store/repositories.js';
+import { type ApiKeyRecord, ADMIN_CLI, canonicalId, createDirectory, type Directory, DirectoryError } from '../directory/index.js';
 import { isoTime } from '../../lib/cli-arguments.js';
 import { backupDatabase, migrateDatabase, restoreDatabase, schemaStatus, type SchemaStatus } from '../store/maintenance.js';
 
@@ -92,12 +89,18 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
   const databaseUrl = () => env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const json = (value: unknown) => printJson(value, stdout);
 
-  /** Opens the store for one command and always closes it. */
-  async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
+  /**
+   * Opens the directory for one command and always closes its store. A refusal of the
+   * directory is the command's failure, in the directory's words.
+   */
+  async function withDirectory<T>(run: (directory: Directory) => Promise<T>): Promise<T> {
     // A person is waiting, and the service holds the write lock only for moments: wait longer for it.
     const store = await openStore(databaseUrl(), { timeouts: { lockMs: 5_000 } });
     try {
-      return await run(store);
+      return await run(createDirectory(store));
+    } catch (error) {
+      if (error instanceof DirectoryError) throw new AdminError(error.message);
+      throw error;
     } finally {
       await store.close();
     }
@@ -122,8 +125,10 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .action(async (options: { name: string; permissions?: Permission[]; expires?: Date }) => {
       // Least privilege: a key does only what it is named for, and nothing by default (as Kasm's keys).
       if (!options.permissions) throw new UsageFailure(`create-key needs --permissions: ${PERMISSIONS_ALLOWED}`);
-      const issued = issueApiKey(options.name, options.permissions, options.expires ?? null);
-      await withStore((store) => store.apiKeys.insert(issued.record, ADMIN_CLI));
+      const { permissions, name } = options;
+      const issued = await withDirectory((directory) =>
+        directory.keys.create({ name, permissions, expires: options.expires ?? null }, ADMIN_CLI),
+      );
       json({
         api_key: issued.record.api_key,
         api_key_secret: issued.secret,
@@ -144,8 +149,8 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .action(async (apiKey: string, options: { permissions?: Permission[]; expires?: Date | 'never' }) => {
       if (!options.permissions && options.expires === undefined)
         throw new UsageFailure('update-key needs --permissions, --expires or both');
-      const updated = await withStore((store) =>
-        store.apiKeys.update(
+      const updated = await withDirectory((directory) =>
+        directory.keys.update(
           apiKey,
           {
             ...(options.permissions ? { permissions: options.permissions } : {}),
@@ -154,7 +159,6 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
           ADMIN_CLI,
         ),
       );
-      if (!updated) throw new AdminError(`no active key ${apiKey}: it does not exist or is revoked`);
       const { secret_digest: _digest, ...shown } = updated;
       json({ ...shown, status: keyStatus(updated) });
     });
@@ -164,7 +168,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('list API keys (never their secrets)')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const keys = await withStore((store) => store.apiKeys.list());
+      const keys = await withDirectory((directory) => directory.keys.list());
       const described = keys.map(({ secret_digest: _digest, ...key }) => ({ ...key, status: keyStatus({ ...key, secret_digest: '' }) }));
       if (options.json) return void json(described);
       printTable(
@@ -180,9 +184,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('revoke an API key; it stops working at once')
     .argument('<api_key>', 'the public id of the key')
     .action(async (apiKey: string) => {
-      const revoked = new Date().toISOString();
-      const done = await withStore((store) => store.apiKeys.revoke(apiKey, revoked, ADMIN_CLI));
-      if (!done) throw new AdminError(`no active key ${apiKey}: it does not exist or is already revoked`);
+      const revoked = await withDirectory((directory) => directory.keys.revoke(apiKey, ADMIN_CLI));
       json({ api_key: apiKey, revoked });
     });
 
@@ -191,17 +193,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('create a group and print it as JSON')
     .requiredOption('--name <name>', 'the group name, unique')
     .action(async (options: { name: string }) => {
-      const name = options.name.trim();
-      if (name === '') throw new AdminError('the group name must not be empty');
-      const group = await withStore(async (store) => {
-        try {
-          return await store.groups.create({ group_id: randomBytes(16).toString('hex'), name }, ADMIN_CLI);
-        } catch (error) {
-          if (error instanceof NameTakenError) throw new AdminError(`a group named "${name}" already exists`);
-          throw error;
-        }
-      });
-      json(group);
+      json(await withDirectory((directory) => directory.groups.create({ name: options.name }, ADMIN_CLI)));
     });
 
   program
@@ -209,10 +201,8 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('delete a group and its memberships (never the system group "All Users")')
     .argument('<group_id>', 'the id of the group')
     .action(async (groupId: string) => {
-      const outcome = await withStore((store) => store.groups.delete(groupId, ADMIN_CLI));
-      if (outcome === 'no_group') throw new AdminError(`no group ${groupId}`);
-      if (outcome === 'system_group') throw new AdminError(`${groupId} is a system group and cannot be deleted`);
-      json({ group_id: groupId, deleted: true });
+      await withDirectory((directory) => directory.groups.delete(groupId, ADMIN_CLI));
+      json({ group_id: canonicalId(groupId), deleted: true });
     });
 
   program
@@ -220,7 +210,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('list groups')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const groups = await withStore((store) => store.groups.list());
+      const groups = await withDirectory((directory) => directory.groups.list());
       if (options.json) return void json(groups);
       printTable(
         ['group_id', 'name', 'system'],
@@ -235,7 +225,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('list stored usernames that the username profile refuses (kept as they were when the profile came in)')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const reports = await withStore((store) => store.users.listUsernameReports());
+      const reports = await withDirectory((directory) => directory.users.usernameReports());
       if (options.json) return void json(reports);
       if (reports.length === 0) return void stdout.write('every stored username meets the username profile\n');
       printTable(
@@ -255,8 +245,8 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .option('--limit <n>', 'at most this many events', parseLimit, 100)
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { user?: string; since?: string; limit: number; json?: boolean }) => {
-      const { events } = await withStore((store) =>
-        store.audit.list({
+      const { events } = await withDirectory((directory) =>
+        directory.auditEvents({
           pageSize: options.limit,
           ...(options.user ? { targetUserId: options.user } : {}),
           ...(options.since ? { since: options.since } : {}),

@@ -173,7 +173,7 @@ describe(`the audit trail (${TEST_STORE})`, () => {
     const userId = created.body.user.user_id;
     await service.callAsAdmin('update_user', { target_user: { user_id: userId, password: secrets.newPassword, phone: '555-000-1111' } });
     const stored = JSON.stringify(await service.inspection.rows('audit_events'));
-    const hash = (await service.store.users.findPasswordHash(userId))!;
+    const hash = (await service.inspection.passwordHash(userId))!;
     for (const value of [...Object.values(secrets), '555-000-1111', hash, service.admin.api_key_secret]) {
       assert.ok(!stored.includes(value), `an audit event holds ${value}`);
     }

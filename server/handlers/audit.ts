@@ -1,6 +1,5 @@
 /** getAuditEvents: the audit trail, newest first, a page at a time by cursor. */
 import { ServiceError } from '../service-errors.js';
-import { canonicalId } from './ids.js';
 import { invalidCursor } from './user-cursor.js';
 import type { Handlers, Services } from './types.js';
 import { present } from '../../lib/present.js';
@@ -35,13 +34,13 @@ function asStored(time: string, field: 'since' | 'until'): string {
   return parsed.toISOString();
 }
 
-export function auditHandlers({ store }: Services): Pick<Handlers, 'getAuditEvents'> {
+export function auditHandlers({ directory }: Services): Pick<Handlers, 'getAuditEvents'> {
   return {
     async getAuditEvents({ target_user_id, actor, since, until, page_size, cursor }) {
-      const { events, more } = await store.audit.list({
+      const { events, more } = await directory.auditEvents({
         pageSize: page_size ?? AUDIT_PAGE_SIZE,
         ...(cursor === undefined ? {} : { after: eventAfter(cursor) }),
-        ...(target_user_id === undefined ? {} : { targetUserId: canonicalId(target_user_id) }),
+        ...(target_user_id === undefined ? {} : { targetUserId: target_user_id }),
         ...(actor === undefined ? {} : { actor }),
         ...(since === undefined ? {} : { since: asStored(since, 'since') }),
         ...(until === undefined ? {} : { until: asStored(until, 'until') }),

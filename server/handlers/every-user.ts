@@ -18,8 +18,7 @@ import pLimit from 'p-limit';
 import { ServiceError } from '../service-errors.js';
 import { StreamedJson } from '../http/streamed-json.js';
 import type { SortableField } from '../../lib/contract/operations.js';
-import type { UserListing, UserQuery } from '../store/records.js';
-import type { Store } from '../store/repositories.js';
+import type { UserDirectory, UserListing, UserQuery } from '../directory/index.js';
 import { present } from '../../lib/present.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
@@ -52,9 +51,13 @@ const tooLarge = (total: number, max: number) =>
     [{ path: '/body', message: `lists more than ${max} users; send page_size (and cursor) to page` }],
   );
 
-export async function everyUser(store: Store, turns: ListingTurns, { sortBy, sortDirection, max }: EveryUserQuery): Promise<StreamedJson> {
+export async function everyUser(
+  users: Pick<UserDirectory, 'list'>,
+  turns: ListingTurns,
+  { sortBy, sortDirection, max }: EveryUserQuery,
+): Promise<StreamedJson> {
   const batch = (start: UserQuery['start'], countTotal: boolean) =>
-    store.users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
+    users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
   const giveBack = await turns.take();
   let first: UserListing;
   try {

@@ -1,7 +1,10 @@
 import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { SCIM_BASE_PATH } from '../../lib/contract/scim-operations.js';
 import { present } from '../../lib/present.js';
+import { createDirectory } from '../directory/index.js';
 import { notReady } from '../readiness.js';
+import type { Store } from '../store/repositories.js';
+import { answeringRefusals } from './directory-errors.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { groupHandlers } from './groups.js';
@@ -31,8 +34,17 @@ const SERVICE_INDEX = {
 /** How long GET /readyz waits for the database before it answers "not ready". */
 export const READINESS_CHECK_MS = 1_000;
 
-export function createHandlers(services: Services): Handlers {
-  return {
+/** The handlers of the service over a store: each door's own directory over it. */
+export function createHandlers({ store, ...options }: { store: Store } & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
+  return handlersOver({
+    ...options,
+    directory: createDirectory(store),
+    databaseUnreadyBecause: (withinMs) => store.unreadyBecause(withinMs),
+  });
+}
+
+function handlersOver(services: Services): Handlers {
+  const handlers: Handlers = {
     async validateCredentials(_body, { key }) {
       // The route has authenticated the key already; describe it, never its secret.
       if (!key) throw new Error('validateCredentials reached without a key');
@@ -47,7 +59,7 @@ export function createHandlers(services: Services): Handlers {
       return { status: 'ok' };
     },
     async getReadiness() {
-      const reason = services.readiness?.notReadyBecause ?? (await services.store.unreadyBecause(READINESS_CHECK_MS));
+      const reason = services.readiness?.notReadyBecause ?? (await services.databaseUnreadyBecause(READINESS_CHECK_MS));
       if (reason) throw notReady(reason);
       return { status: 'ready' };
     },
@@ -59,4 +71,12 @@ export function createHandlers(services: Services): Handlers {
     ...attributeHandlers(services),
     ...auditHandlers(services),
   };
+  // Every handler's directory refusals answered as this API's errors (directory-errors.ts).
+  // (A mapped type over every operation: the entries lose each one's own types, which the wrapper keeps.)
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [
+      operationId,
+      answeringRefusals(handler as (...args: unknown[]) => Promise<unknown>),
+    ]),
+  ) as unknown as Handlers;
 }

@@ -9,8 +9,7 @@ import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { Readiness } from '../readiness.js';
-import type { ApiKeyRecord, ChangeAuthor, ExpectedVersions } from '../store/records.js';
-import type { Store } from '../store/repositories.js';
+import type { ApiKeyRecord, ChangeAuthor, Directory, ExpectedVersions } from '../directory/index.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -69,7 +68,10 @@ export type Handlers = { [Op in JsonOperationId]: OperationHandler<Op> };
 export type PageHandlers = { [Op in PageOperationId]: RequestHandler };
 
 export interface Services {
-  store: Store;
+  /** Every user, group, attribute and key the handlers read or change (server/directory/). */
+  directory: Directory;
+  /** Why the database cannot take traffic now, or undefined (Store.unreadyBecause), for GET /readyz. */
+  databaseUnreadyBecause: (withinMs: number) => Promise<string | undefined>;
   /** Whether the service takes traffic (GET /readyz); ready when absent. */
   readiness?: Readiness;
   /** The most users get_users lists in one answer when no page is asked for (GET_USERS_MAX). */

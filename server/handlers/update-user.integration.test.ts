@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyPassword } from '../password/hashing.js';
+import { verifyPassword } from '../testing/passwords.js';
 import { type Fields, startTestService, type TestService } from '../testing/service.js';
 
 describe('update_user', () => {
@@ -57,7 +57,7 @@ describe('update_user', () => {
 
     it('rule 4: a password that breaks the policy fails with 400 weak_password naming every broken rule, and nothing changes', async () => {
       const user = await service.createUser({ first_name: 'Alice', password: 'Correct-Horse-42' });
-      const hashBefore = await service.store.users.findPasswordHash(user.user_id);
+      const hashBefore = await service.inspection.passwordHash(user.user_id);
       const answer = await update({ user_id: user.user_id, first_name: 'Ada', password: 'password' });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'weak_password');
@@ -70,7 +70,7 @@ describe('update_user', () => {
       ]);
       const stored = (await service.store.users.findById(user.user_id))?.record;
       assert.equal(stored?.first_name, 'Alice');
-      assert.equal(await service.store.users.findPasswordHash(user.user_id), hashBefore);
+      assert.equal(await service.inspection.passwordHash(user.user_id), hashBefore);
     });
   });
 
@@ -99,7 +99,7 @@ describe('update_user', () => {
         const password = `Ab1!${'x'.repeat(length - 4)}`;
         const answer = await update({ user_id: user.user_id, password });
         assert.equal(answer.status, 200, answer.text);
-        assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user.user_id))!, password));
+        assert.ok(await verifyPassword((await service.inspection.passwordHash(user.user_id))!, password));
       });
     }
 
@@ -117,7 +117,7 @@ describe('update_user', () => {
   it('stores the new password as an argon2id hash that verifies, and the old one no longer does', async () => {
     const user = await service.createUser({ password: 'Old-Password-1' });
     assert.equal((await update({ user_id: user.user_id, password: 'New-Password-2' })).status, 200);
-    const hash = await service.store.users.findPasswordHash(user.user_id);
+    const hash = await service.inspection.passwordHash(user.user_id);
     assert.match(hash ?? '', /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.equal(await verifyPassword(hash!, 'New-Password-2'), true);
     assert.equal(await verifyPassword(hash!, 'Old-Password-1'), false);
@@ -132,11 +132,11 @@ describe('update_user', () => {
       locked: true,
       password: 'Correct-Horse-42',
     });
-    const hashBefore = await service.store.users.findPasswordHash(user.user_id);
+    const hashBefore = await service.inspection.passwordHash(user.user_id);
     const answer = await update({ user_id: user.user_id, last_name: 'Hargreaves', disabled: true });
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body.user, { ...user, last_name: 'Hargreaves', disabled: true });
-    assert.equal(await service.store.users.findPasswordHash(user.user_id), hashBefore);
+    assert.equal(await service.inspection.passwordHash(user.user_id), hashBefore);
   });
 
   it('with only user_id, changes nothing and returns the user', async () => {
@@ -235,7 +235,7 @@ describe('update_user', () => {
       await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } }),
       await service.callAsAdmin('get_users', {}),
     ];
-    const hash = (await service.store.users.findPasswordHash(user.user_id))!;
+    const hash = (await service.inspection.passwordHash(user.user_id))!;
     for (const answer of answers) {
       assert.equal(answer.status, 200);
       assert.ok(!answer.text.includes(password), 'the password is in a response');

@@ -8,7 +8,7 @@
  */
 import { ServiceError } from '../service-errors.js';
 import { SORTABLE_FIELDS, type SortableField } from '../../lib/contract/operations.js';
-import type { SortPosition, User } from '../store/records.js';
+import type { SortPosition, User } from '../directory/index.js';
 
 export interface UserCursor {
   sortBy: SortableField;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyPassword } from '../password/hashing.js';
+import { verifyPassword } from '../testing/passwords.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import { startTestService, type TestService } from '../testing/service.js';
 
@@ -65,7 +65,7 @@ describe('the user lifecycle', () => {
     it('hashes the password it is given', async () => {
       const user = await service.createUser({ password: 'Correct-Horse-42' });
       assert.notEqual(user.password_set_date, null);
-      assert.ok(await verifyPassword((await service.store.users.findPasswordHash(user.user_id))!, 'Correct-Horse-42'));
+      assert.ok(await verifyPassword((await service.inspection.passwordHash(user.user_id))!, 'Correct-Horse-42'));
     });
 
     it('refuses a weak password and creates nothing', async () => {

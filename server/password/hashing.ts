@@ -5,7 +5,7 @@
  * leaves the event loop a core for every other request (BENCHMARKS.md, (d)).
  */
 import { availableParallelism } from 'node:os';
-import { hash, verify } from '@node-rs/argon2';
+import { hash } from '@node-rs/argon2';
 import pLimit from 'p-limit';
 
 /** The package declares Algorithm as a const enum, which isolated modules cannot read; 2 is Algorithm.Argon2id. */
@@ -15,15 +15,11 @@ const OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallel
 export const MAX_CONCURRENT_HASHES = Math.max(1, Math.floor(availableParallelism() / 2));
 const hashing = pLimit(MAX_CONCURRENT_HASHES);
 
-/** Hashes (and verifications) running now, and waiting for a turn: for metrics. */
+/** Hashes running now, and waiting for a turn: for metrics. */
 export function hashingLoad(): { active: number; pending: number } {
   return { active: hashing.activeCount, pending: hashing.pendingCount };
 }
 
 export function hashPassword(password: string): Promise<string> {
   return hashing(() => hash(password, OPTIONS));
-}
-
-export function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  return hashing(() => verify(passwordHash, password));
 }

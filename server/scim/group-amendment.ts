@@ -11,8 +11,7 @@
  * recognises; it never refuses.
  */
 import { parse } from 'scim2-parse-filter';
-import { canonicalId } from '../handlers/ids.js';
-import type { GroupAmendment } from '../store/records.js';
+import { canonicalId, type GroupAmendment } from '../directory/index.js';
 import { GROUP_SCHEMA } from './group-resource.js';
 import type { PatchOperation } from './patch.js';
 

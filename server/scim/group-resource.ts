@@ -3,9 +3,8 @@
  * what the store sets: `displayName` is the group's name, `members` its
  * memberships (by user id), `externalId` kept for SCIM.
  */
-import { canonicalId } from '../handlers/ids.js';
 import { entityTag } from '../http/entity-tags.js';
-import type { GroupRewrite, StoredGroup } from '../store/records.js';
+import type { GroupRewrite, StoredGroup } from '../directory/index.js';
 import { InvalidValueError } from './user-resource.js';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -47,16 +46,16 @@ export function scimGroup({ record, version, modified, created, external_id, mem
 }
 
 /** What a whole SCIM Group sets (POST, PUT, and the result of a PATCH): its name, its externalId and exactly its members. */
-export function groupFieldsFrom(resource: Record<string, unknown>): Required<GroupRewrite> {
+export function groupFieldsFrom(resource: Record<string, unknown>): Required<Pick<GroupRewrite, 'name' | 'external_id' | 'members'>> {
   const { displayName, externalId, members } = resource;
-  if (typeof displayName !== 'string' || displayName.trim() === '') throw new InvalidValueError('displayName', 'a name');
+  if (typeof displayName !== 'string') throw new InvalidValueError('displayName', 'a name');
   if (externalId !== undefined && externalId !== null && typeof externalId !== 'string')
     throw new InvalidValueError('externalId', 'a string');
   if (members !== undefined && members !== null && !Array.isArray(members)) throw new InvalidValueError('members', 'a list of objects');
   const ids = ((members ?? []) as unknown[]).map((member, index) => {
     const value = (member as { value?: unknown } | null)?.value;
     if (typeof value !== 'string' || value === '') throw new InvalidValueError(`members[${index}].value`, "a user's id");
-    return canonicalId(value);
+    return value;
   });
-  return { name: displayName.trim(), external_id: typeof externalId === 'string' ? externalId : null, members: [...new Set(ids)] };
+  return { name: displayName, external_id: typeof externalId === 'string' ? externalId : null, members: ids };
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../testing/service.js';
-import { type ScimClient, scimClient } from './testing.js';
+import { type ScimClient, scimClient } from '../testing/scim-client.js';
 
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../testing/service.js';
-import { type ScimClient, bearerToken, freshUserName, scimClient } from './testing.js';
+import { type ScimClient, bearerToken, freshUserName, scimClient } from '../testing/scim-client.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';

@@ -10,21 +10,25 @@ import { entityTag, expectedVersions } from '../http/entity-tags.js';
 import { undeclaredQuery } from '../http/query-guard.js';
 import { sendJson } from '../http/send-json.js';
 import type { AuthThrottle } from '../keys/throttle.js';
-import type { ApiKeyRecord } from '../store/records.js';
+import type { ApiKeyRecord } from '../directory/index.js';
 import type { Store } from '../store/repositories.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
+import { createDirectory } from '../directory/index.js';
+import { answeringRefusals } from './directory-errors.js';
 import { discoveryHandlers } from './discovery.js';
 import { invalidValue, SCIM_MEDIA_TYPE, scimErrorHandler, scimNotFound } from './errors.js';
 import { scimGroupHandlers } from './groups.js';
 import type { ScimHandler, ScimHandlers } from './types.js';
 import { scimUserHandlers } from './users.js';
 
-/** The SCIM operations' handlers, on one store. */
-export const createScimHandlers = (store: Store): ScimHandlers => ({
-  ...discoveryHandlers,
-  ...scimUserHandlers(store),
-  ...scimGroupHandlers(store),
-});
+/** The SCIM operations' handlers, over one store's directory; the directory's refusals answered as SCIM's. */
+export function createScimHandlers(store: Store): ScimHandlers {
+  const directory = createDirectory(store);
+  const handlers: ScimHandlers = { ...discoveryHandlers, ...scimUserHandlers(directory), ...scimGroupHandlers(directory) };
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [operationId, answeringRefusals(handler)]),
+  ) as ScimHandlers;
+}
 
 export interface ScimParts {
   store: Store;

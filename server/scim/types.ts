@@ -1,5 +1,5 @@
 /** What a SCIM handler is given and what it answers; routes.ts turns both into HTTP. */
-import type { ApiKeyRecord, ChangeAuthor, ExpectedVersions } from '../store/records.js';
+import type { ApiKeyRecord, ChangeAuthor, ExpectedVersions } from '../directory/index.js';
 import type { ScimOperationId } from './contract.js';
 
 export interface ScimRequest {

@@ -5,7 +5,7 @@
  * docs/scim.md lists it for administrators.
  */
 import { entityTag } from '../http/entity-tags.js';
-import type { DirectoryFields, Email, StoredUser, UserProfile } from '../store/records.js';
+import type { DirectoryFields, Email, StoredUser, UserProfile } from '../directory/index.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';

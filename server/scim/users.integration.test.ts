@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../testing/service.js';
-import { type ScimClient, freshUserName, scimClient } from './testing.js';
+import { type ScimClient, freshUserName, scimClient } from '../testing/scim-client.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';

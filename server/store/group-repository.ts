@@ -6,7 +6,7 @@ import {
   type ChangeAuthor,
   type Group,
   type GroupAmendment,
-  type GroupChanges,
+  type GroupFieldChanges,
   type GroupMember,
   type GroupRewrite,
   type GroupSearch,
@@ -20,13 +20,11 @@ import {
 import { GROUP_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
 import type { GroupRepository } from './repositories.js';
 import { DEFAULT_GROUP_PRIORITY } from './migrations.js';
-import { nextVersion } from './user-repository.js';
+import { nextVersion } from './shared-rows.js';
 import type { Database } from './schema.js';
 
 /** The name of the lock a group's writers take (#lockGroup): one writer of a group at a time. */
 export const groupLockName = (groupId: string) => `group ${groupId}`;
-
-export type MembershipRow = { user_id: string; group_id: string; name: string };
 
 const GROUP_COLUMNS = ['group_id', 'name', 'description', 'priority', 'is_system'] as const;
 const STORED_COLUMNS = [...GROUP_COLUMNS, 'version', 'modified', 'created', 'external_id'] as const;
@@ -50,16 +48,6 @@ const asGroup = (row: { group_id: string; name: string; description: string; pri
   priority: row.priority,
   is_system: Boolean(row.is_system),
 });
-
-/** The groups of these users, by name (the user repository reads them with each user). */
-export function membershipsQuery(db: Db, userIds: string[]) {
-  return db
-    .selectFrom('user_groups')
-    .innerJoin('groups', 'groups.group_id', 'user_groups.group_id')
-    .select(['user_groups.user_id', 'groups.group_id', 'groups.name'])
-    .where('user_groups.user_id', 'in', userIds)
-    .orderBy('groups.name');
-}
 
 export class KyselyGroupRepository implements GroupRepository {
   constructor(
@@ -255,32 +243,6 @@ export class KyselyGroupRepository implements GroupRepository {
       await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
   }
 
-  async update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'> {
-    return uniqueName(this.traits, 'group_name', () =>
-      this.db.transaction().execute(async (trx) => {
-        await this.#lockGroup(trx, groupId);
-        const stored = await trx.selectFrom('groups').select(GROUP_COLUMNS).where('group_id', '=', groupId).executeTakeFirst();
-        if (!stored) return 'no_group' as const;
-        if (stored.is_system && changes.name !== undefined && changes.name !== stored.name) return 'system_group' as const;
-        const changed: GroupChanges = {};
-        if (changes.name !== undefined && changes.name !== stored.name) changed.name = changes.name;
-        if (changes.description !== undefined && changes.description !== stored.description) changed.description = changes.description;
-        if (changes.priority !== undefined && changes.priority !== stored.priority) changed.priority = changes.priority;
-        if (Object.keys(changed).length === 0) return asGroup(stored);
-        const now = new Date().toISOString();
-        await trx
-          .updateTable('groups')
-          .set({ ...changed, ...nextVersion(now) })
-          .where('group_id', '=', groupId)
-          .execute();
-        // Each member's representation names the group.
-        if (changed.name !== undefined) await bumpMembers(trx, groupId, now);
-        await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(changed).sort() });
-        return asGroup({ ...stored, ...changed });
-      }),
-    );
-  }
-
   async delete(groupId: string, by: ChangeAuthor, expected?: readonly number[]): Promise<'deleted' | 'no_group' | 'system_group'> {
     return this.db.transaction().execute(async (trx) => {
       await this.#lockGroup(trx, groupId);
@@ -332,7 +294,7 @@ export class KyselyGroupRepository implements GroupRepository {
 /** What a change to a group comes to, against the group as read. */
 interface PlannedChange {
   /** The fields whose values change. */
-  fields: { name?: string; external_id?: string | null };
+  fields: GroupFieldChanges;
   /** Users who join, and users who leave. */
   added: string[];
   removed: string[];
@@ -341,9 +303,11 @@ interface PlannedChange {
 }
 
 /** The name and external id a change gives that differ from the row's. */
-function changedFields(row: StoredRow, wanted: { name?: string; external_id?: string | null }): PlannedChange['fields'] {
+function changedFields(row: StoredRow, wanted: GroupFieldChanges): PlannedChange['fields'] {
   const fields: PlannedChange['fields'] = {};
   if (wanted.name !== undefined && wanted.name !== row.name) fields.name = wanted.name;
+  if (wanted.description !== undefined && wanted.description !== row.description) fields.description = wanted.description;
+  if (wanted.priority !== undefined && wanted.priority !== row.priority) fields.priority = wanted.priority;
   if (wanted.external_id !== undefined && wanted.external_id !== row.external_id) fields.external_id = wanted.external_id;
   return fields;
 }

@@ -1,17 +1,61 @@
 /**
- * The records the store keeps and returns. Users and groups are the
- * contract's own shapes (so no type here repeats one); the rest is what the
- * repositories take and give back.
+ * The records of the directory, as the store keeps and returns them and the
+ * directory (server/directory/) hands them to its doors. They are written here
+ * rather than taken from a contract's generated types, so that the store knows
+ * no wire: each door's handlers answer with them, and the compiler checks there
+ * that a record fits the contract's schema.
  */
-import type { components } from '../../generated/workspace/types.js';
-import type { SortableField } from '../../lib/contract/operations.js';
+import type { Permission, SortableField } from '../../lib/contract/operations.js';
 import type { Filter as UserFilter } from 'scim2-parse-filter';
 
-export type { UserFilter };
+export type { Permission, UserFilter };
 
-export type User = components['schemas']['User'];
-export type Group = components['schemas']['Group'];
-export type UserAttributes = components['schemas']['UserAttributes'];
+/** A group a user belongs to, as a user's record names it. */
+export interface GroupMembership {
+  group_id: string;
+  name: string;
+}
+
+export interface User {
+  user_id: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  organization: string;
+  locked: boolean;
+  disabled: boolean;
+  /** Every user is the directory's own; Kasm's other realms (LDAP, SAML) have no users here. */
+  realm: 'local';
+  groups: GroupMembership[];
+  created: string;
+  password_set_date: string | null;
+  last_session: string | null;
+  sessions_valid_from: string | null;
+}
+
+export interface Group {
+  group_id: string;
+  name: string;
+  description: string;
+  priority: number;
+  is_system: boolean;
+}
+
+/** A user's preferences (Kasm's user attributes). */
+export interface UserAttributes {
+  user_attributes_id: string;
+  user_id: string;
+  default_image: string | null;
+  show_tips: boolean;
+  auto_login_kasm: boolean | null;
+  toggle_control_panel: boolean;
+  theme: 'Light' | 'Dark' | 'Auto';
+  chat_sfx: boolean;
+  ssh_public_key: string;
+  preferred_language: string;
+  preferred_timezone: string;
+}
 
 /** The attributes a request may change: every one but the ids. */
 export type AttributeChanges = Partial<Omit<UserAttributes, 'user_id' | 'user_attributes_id'>>;
@@ -25,9 +69,11 @@ export type NewGroupRecord = Pick<Group, 'group_id' | 'name'> &
     members?: readonly string[];
   };
 
-/** A group's fields a request may change. */
-export type GroupChanges = Partial<Pick<Group, 'name' | 'description' | 'priority'>>;
-type Permission = components['schemas']['Permission'];
+/** A group's own fields a change may set (its members aside). */
+export interface GroupFieldChanges extends Partial<Pick<Group, 'name' | 'description' | 'priority'>> {
+  /** The identity provider's id for it (SCIM's externalId); null takes it away. */
+  external_id?: string | null;
+}
 
 /** Profile fields a client may set; `user_id`, `realm` and `groups` are deliberately absent (no mass assignment). */
 export type UserProfile = Pick<User, 'username' | 'first_name' | 'last_name' | 'phone' | 'organization' | 'locked' | 'disabled'>;
@@ -126,9 +172,35 @@ export interface ApiKeyRecord {
   revoked: string | null;
 }
 
-/** An audit event as the contract shows it (migration 0004). */
-export type AuditEvent = components['schemas']['AuditEvent'];
-export type AuditOperation = AuditEvent['operation'];
+/** What a change was, as its audit event names it: the workspace API's operation that makes such a change. */
+export type AuditOperation =
+  | 'createUser'
+  | 'updateUser'
+  | 'deleteUser'
+  | 'addUserGroup'
+  | 'removeUserGroup'
+  | 'createGroup'
+  | 'deleteGroup'
+  | 'createApiKey'
+  | 'revokeApiKey'
+  | 'updateApiKey'
+  | 'updateUserAttributes'
+  | 'logoutUser'
+  | 'updateGroup';
+
+/** An audit event (migration 0004): one change, who made it, and through which door. */
+export interface AuditEvent {
+  event_id: string;
+  time: string;
+  operation: AuditOperation;
+  actor: string;
+  protocol: 'workspace' | 'scim' | null;
+  request_id: string | null;
+  target_user_id: string | null;
+  target_group_id: string | null;
+  target_api_key: string | null;
+  changed_fields: string[];
+}
 
 /**
  * Who makes a change, for its audit event: the API key's id (or `admin-cli` for
@@ -182,21 +254,17 @@ export interface StoredGroup extends Versioned<Group> {
  * A group set as a whole (SCIM's replacement and PATCH): what is given changes, and
  * `members`, when given, becomes the complete list of members.
  */
-export interface GroupRewrite {
-  name?: string;
-  external_id?: string | null;
+export interface GroupRewrite extends GroupFieldChanges {
   members?: readonly string[];
 }
 
 /**
  * Changes to a group named one by one (SCIM's PATCH of members, as providers send it): who
- * joins, who leaves, and the name and external id when given. Unlike a rewrite, it needs
+ * joins, who leaves, and the group's fields when given. Unlike a rewrite, it needs
  * no member list, so that a change to a group of many members reads and writes only the
  * members it names.
  */
-export interface GroupAmendment {
-  name?: string;
-  external_id?: string | null;
+export interface GroupAmendment extends GroupFieldChanges {
   /** Users to add; those already members stay as they are. */
   addMembers: readonly string[];
   /** Users to remove; those not members are left out. */

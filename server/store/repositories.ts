@@ -6,7 +6,6 @@
 import type {
   ApiKeyRecord,
   AttributeChanges,
-  GroupChanges,
   NewGroupRecord,
   UserAttributes,
   AuditPage,
@@ -54,8 +53,6 @@ export interface UserRepository {
    * one stored if that is later (so that it only moves forward); undefined when there is no such user.
    */
   logout(userId: string, at: string, by: ChangeAuthor): Promise<StoredUser | undefined>;
-  /** The stored argon2id hash, for verifying a password; never leaves the service. */
-  findPasswordHash(userId: string): Promise<string | null | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */
   listUsernameReports(): Promise<UsernameReport[]>;
 }
@@ -89,8 +86,6 @@ export interface GroupRepository {
     by: ChangeAuthor,
     options?: { expected?: ExpectedVersions; withMembers?: boolean },
   ): Promise<StoredGroup | 'no_group' | 'system_group'>;
-  /** Applies the changes at once; a system group keeps its name. Throws NameTakenError. */
-  update(groupId: string, changes: GroupChanges, by: ChangeAuthor): Promise<Group | 'no_group' | 'system_group'>;
   /**
    * Deletes a group and its memberships; the system group cannot be deleted. Throws
    * StaleVersionError when the group is at none of the `expected` versions.

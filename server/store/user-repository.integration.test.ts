@@ -40,8 +40,8 @@ describe(`UserRepository (${TEST_STORE})`, () => {
     const user = (await store.users.create(newUserRecord({ password_hash: '$argon2id$stand-in', created }), TEST_SETUP)).record;
     assert.equal(user.password_set_date, created);
     assert.ok(!('password_hash' in user));
-    assert.equal(await store.users.findPasswordHash(user.user_id), '$argon2id$stand-in');
-    assert.equal(await store.users.findPasswordHash('0'.repeat(32)), undefined, 'no such user');
+    assert.equal(await opened.inspection.passwordHash(user.user_id), '$argon2id$stand-in');
+    assert.equal(await opened.inspection.passwordHash('0'.repeat(32)), undefined, 'no such user');
   });
 
   it('refuses a taken username with NameTakenError, on create and on update', async () => {
@@ -94,9 +94,9 @@ describe(`UserRepository (${TEST_STORE})`, () => {
       const group = await store.groups.create({ group_id: randomHex(), name: `versions-${randomHex()}` }, TEST_SETUP);
       await store.groups.addMember(userId, group.group_id, TEST_SETUP);
       await moved('joining a group');
-      await store.groups.update(group.group_id, { description: 'not shown on the user' }, TEST_SETUP);
+      await store.groups.amend(group.group_id, { description: 'not shown on the user', addMembers: [], removeMembers: [] }, TEST_SETUP);
       assert.equal(await versionOf(userId), seen.at(-1), "a group's description is not part of its members");
-      await store.groups.update(group.group_id, { name: `renamed-${randomHex()}` }, TEST_SETUP);
+      await store.groups.amend(group.group_id, { name: `renamed-${randomHex()}`, addMembers: [], removeMembers: [] }, TEST_SETUP);
       await moved("renaming the user's group");
       await store.groups.removeMember(userId, group.group_id, TEST_SETUP);
       await moved('leaving a group');

@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
-import { type MembershipRow, membershipsQuery } from './group-repository.js';
+import { type MembershipRow, membershipsQuery, nextVersion } from './shared-rows.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
 import { USER_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
@@ -58,9 +58,6 @@ const VERSIONED_COLUMNS = [...USER_COLUMNS, 'version', 'modified', 'external_id'
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 type VersionedRow = Pick<Selectable<UsersTable>, (typeof VERSIONED_COLUMNS)[number]>;
-
-/** Moves a user's version: every write that changes what the user's representation shows sets these. */
-export const nextVersion = (modified: string) => ({ version: sql<number>`version + 1`, modified });
 
 /** Why a conditional write on this user found nothing to change: no such user, or another version. */
 async function missedBecause(db: Db, userId: string): Promise<undefined> {
@@ -291,11 +288,6 @@ export class KyselyUserRepository implements UserRepository {
       await this.audit.record(trx, by, { operation: 'logoutUser', targetUserId: userId, changedFields: ['sessions_valid_from'] });
       return this.#find(trx, 'user_id', userId);
     });
-  }
-
-  async findPasswordHash(userId: string): Promise<string | null | undefined> {
-    const row = await this.db.selectFrom('users').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
-    return row?.password_hash;
   }
 
   async listUsernameReports(): Promise<UsernameReport[]> {

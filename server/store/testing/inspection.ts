@@ -15,6 +15,8 @@ export interface StoreInspection {
   readonly kind: 'sqlite' | 'postgres';
   /** Every row of one table as stored, secrets' digests and all, in primary-key order. */
   rows(table: TableName): Promise<Record<string, unknown>[]>;
+  /** A user's stored argon2id hash (null: no password set), undefined when there is no such user. */
+  passwordHash(userId: string): Promise<string | null | undefined>;
   /** The names of the migrations applied, in order. */
   appliedMigrations(): Promise<string[]>;
   /** Runs one statement on the database and returns its rows. */
@@ -37,6 +39,10 @@ export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'tra
   const anyDb = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   return {
     kind: traits.kind,
+    async passwordHash(userId) {
+      const row = await db.selectFrom('users').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
+      return row?.password_hash;
+    },
     async rows(table) {
       let query = anyDb.selectFrom(table).selectAll();
       for (const column of KEY_COLUMNS[table]) query = query.orderBy(column);

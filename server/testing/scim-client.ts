@@ -1,6 +1,6 @@
 /** A SCIM client for tests: requests to /scim/v2 with a bearer token, answers parsed. */
 import { type Credentials, scimToken } from '../../lib/contract/credentials.js';
-import type { Answer, TestService } from '../testing/service.js';
+import type { Answer, TestService } from './service.js';
 
 export interface ScimClient {
   (method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;

@@ -1,0 +1,83 @@
+/**
+ * What the directory refuses, each said once, in words a person can act on.
+ * A door says it in its protocol (and may show a version as its protocol
+ * does, as an ETag): the workspace API as its error code with the
+ * body's paths (server/handlers/directory-errors.ts), SCIM with a scimType
+ * (server/scim/directory-errors.ts), the admin command as a line on stderr.
+ */
+import type { AttributeField } from './attributes.js';
+
+export type Entity = 'user' | 'group' | 'api_key';
+
+export type Refusal =
+  | { kind: 'not_found'; entity: Entity }
+  | { kind: 'name_taken'; entity: 'user' | 'group' }
+  /** The record is at none of the versions the write expected (If-Match); `current` is the one it is at. */
+  | { kind: 'stale_version'; entity: 'user' | 'group'; current: number }
+  /**
+   * The system group ("All Users") keeps its name and every user, and is never deleted;
+   * `lacking` names the permission that would let a key take a user out of it.
+   */
+  | { kind: 'system_group'; lacking?: 'groups_modify_system' }
+  | { kind: 'invalid_username'; reason: string }
+  | { kind: 'invalid_group_name'; reason: string }
+  | { kind: 'weak_password'; reason: string }
+  /** Members named that are no users' ids. */
+  | { kind: 'unknown_members'; userIds: readonly string[] }
+  /** A filter the directory cannot run: an unknown attribute, or an operator the attribute does not take. */
+  | { kind: 'invalid_filter'; reason: string }
+  | { kind: 'already_member' }
+  | { kind: 'not_member' }
+  /** Attributes refused, each with why; `privateKey` when an SSH key sent was a private one. */
+  | { kind: 'invalid_attributes'; refused: { field: AttributeField; reason: string }[]; privateKey: boolean };
+
+const listed = (ids: readonly string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
+
+/** What is wrong, as every door words it (a door adds its own form, never other words). */
+function describe(refusal: Refusal): string {
+  switch (refusal.kind) {
+    case 'not_found':
+      return {
+        user: 'User not found',
+        group: 'Group not found',
+        api_key: 'No active API key has this id: it does not exist or is revoked',
+      }[refusal.entity];
+    case 'name_taken':
+      return refusal.entity === 'user' ? 'Username is already taken' : 'Group name is already taken';
+    case 'stale_version':
+      return `The ${refusal.entity} is not at the version the write expected; it is now at version ${refusal.current}`;
+    case 'system_group':
+      return refusal.lacking
+        ? `Users can be removed from a system group such as "All Users" only by a key with ${refusal.lacking}`
+        : 'A system group such as "All Users" keeps its name and every user, and cannot be renamed or deleted';
+    case 'invalid_username':
+      return `Username ${refusal.reason}`;
+    case 'invalid_group_name':
+      return `Group name ${refusal.reason}`;
+    case 'weak_password':
+      return `Password ${refusal.reason}`;
+    case 'unknown_members':
+      return `members: no user has the id ${listed(refusal.userIds)}`;
+    case 'invalid_filter':
+      return refusal.reason;
+    case 'already_member':
+      return 'User is already a member of this group';
+    case 'not_member':
+      return 'User is not a member of this group';
+    case 'invalid_attributes':
+      return refusal.privateKey
+        ? 'The SSH key is a private key: send its public half (the .pub file); nothing was stored'
+        : `Invalid attribute: ${refusal.refused.map(({ field, reason }) => `${field}: ${reason}`).join('; ')}`;
+  }
+}
+
+export class DirectoryError extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(describe(refusal));
+    this.name = 'DirectoryError';
+  }
+}
+
+export const refuse = (refusal: Refusal): never => {
+  throw new DirectoryError(refusal);
+};

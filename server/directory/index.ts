@@ -1,0 +1,37 @@
+/**
+ * The directory: users, groups, memberships, attributes and API keys, and every
+ * rule of them, in one place that each door (the workspace API in
+ * server/handlers/, SCIM in server/scim/, the admin command in server/admin/)
+ * goes through. A door translates its wire to the directory's inputs and the
+ * directory's records and refusals (errors.ts) back to its wire; it decides
+ * nothing. docs/architecture.md draws the layers; the lint holds them.
+ */
+import type { AuditPage, AuditQuery } from '../store/records.js';
+import type { Store } from '../store/repositories.js';
+import { canonicalId } from './ids.js';
+import { attributeDirectory } from './attributes.js';
+import { groupDirectory } from './groups.js';
+import { keyDirectory } from './keys.js';
+import { userDirectory } from './users.js';
+
+export function createDirectory(store: Store) {
+  return {
+    users: userDirectory(store),
+    groups: groupDirectory(store),
+    attributes: attributeDirectory(store),
+    keys: keyDirectory(store),
+    /** The audit trail, newest first. */
+    auditEvents: (query: AuditQuery): Promise<AuditPage> =>
+      store.audit.list(query.targetUserId === undefined ? query : { ...query, targetUserId: canonicalId(query.targetUserId) }),
+  };
+}
+
+export type Directory = ReturnType<typeof createDirectory>;
+
+export { DirectoryError, type Refusal } from './errors.js';
+export { canonicalId } from './ids.js';
+export { ADMIN_CLI, SERVICE } from '../store/records.js';
+export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
+export type { GroupDirectory, NewGroup } from './groups.js';
+export type { NewApiKey } from './keys.js';
+export type * from '../store/records.js';

@@ -1,0 +1,205 @@
+/**
+ * Users: every door creates, changes and deletes them here, so that the
+ * username profile, the password policy and its hashing, versions and the
+ * store's refusals are applied one way whichever door a change comes through.
+ */
+import { hashPassword } from '../password/hashing.js';
+import { passwordPolicyViolation } from '../password/policy.js';
+import {
+  type ChangeAuthor,
+  type Email,
+  type ExpectedVersions,
+  NameTakenError,
+  StaleVersionError,
+  type StoredUser,
+  type UserChanges,
+  type UserListing,
+  type UserProfile,
+  type UserQuery,
+  type UserSearch,
+  type UserSearchResult,
+} from '../store/records.js';
+import type { Store } from '../store/repositories.js';
+import { InvalidFilterError } from '../store/scim-filter.js';
+import { enforceUsername, prepareUsername } from '../username/profile.js';
+import { DirectoryError, refuse } from './errors.js';
+import { canonicalId, newId } from './ids.js';
+import { writeAtVersionRead } from './versioned-write.js';
+
+/** A change to a user: only the fields given change. A password is given in the clear and stored only as its hash. */
+export interface UserChange extends Partial<UserProfile> {
+  password?: string;
+  /** The identity provider's id for the user (SCIM's externalId); null takes it away. */
+  external_id?: string | null;
+  emails?: Email[];
+}
+
+/** A new user: a username, and whatever else is known; the rest starts empty (no password: none set). */
+export interface NewUser extends UserChange {
+  username: string;
+}
+
+/** The user a request names: by id (any accepted form), else by username. */
+export type UserReference = { userId: string } | { username: string };
+
+/** The stored form of a username, or a refusal saying which rule of the profile it breaks. */
+function acceptedUsername(username: string): string {
+  const verdict = enforceUsername(username);
+  return verdict.ok ? verdict.username : refuse({ kind: 'invalid_username', reason: verdict.reason });
+}
+
+/** Refuses a password the policy refuses; the username is the one the user will have. */
+function assertPasswordPolicy(password: string, username: string): void {
+  const violation = passwordPolicyViolation(password, username);
+  if (violation) refuse({ kind: 'weak_password', reason: violation });
+}
+
+/** A taken username, as the directory refuses it. */
+async function refusingTakenName<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity: 'user' });
+    throw error;
+  }
+}
+
+/** The store's refusals of a user write as the directory's. */
+async function refusing<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await refusingTakenName(write);
+  } catch (error) {
+    if (error instanceof StaleVersionError) refuse({ kind: 'stale_version', entity: 'user', current: error.current });
+    throw error;
+  }
+}
+
+const notFound = (): never => refuse({ kind: 'not_found', entity: 'user' });
+
+const PLAIN_FIELDS = ['first_name', 'last_name', 'phone', 'organization', 'locked', 'disabled', 'external_id'] as const;
+
+/** What `change` sets of `current`, only where it differs (so that a change to nothing writes nothing, and events name only what changed). */
+function differences({ record, directory }: StoredUser, change: UserChange): UserChange {
+  const differing: UserChange = {};
+  const now = { ...record, ...directory } as Record<string, unknown>;
+  if (change.username !== undefined && change.username !== record.username) differing.username = change.username;
+  for (const field of PLAIN_FIELDS) {
+    if (change[field] !== undefined && change[field] !== now[field]) Object.assign(differing, { [field]: change[field] });
+  }
+  if (change.emails !== undefined && JSON.stringify(change.emails) !== JSON.stringify(directory.emails)) differing.emails = change.emails;
+  if (change.password !== undefined) differing.password = change.password;
+  return differing;
+}
+
+export function userDirectory(store: Store) {
+  /** The store's changes for `change`: the username in its stored form, the password checked and hashed. */
+  const storedChanges = async (change: UserChange, currentUsername: () => Promise<string>): Promise<UserChanges> => {
+    const { password, username, ...fields } = change;
+    const changes: UserChanges = { ...fields };
+    if (username !== undefined) changes.username = acceptedUsername(username);
+    if (password !== undefined) {
+      assertPasswordPolicy(password, changes.username ?? (await currentUsername()));
+      changes.password_hash = await hashPassword(password);
+      changes.password_set_date = new Date().toISOString();
+    }
+    return changes;
+  };
+
+  const find = async (reference: UserReference): Promise<StoredUser> =>
+    ('userId' in reference
+      ? await store.users.findById(canonicalId(reference.userId))
+      : await store.users.findByUsername(prepareUsername(reference.username))) ?? notFound();
+
+  return {
+    find,
+
+    /** A page of users in a listing's order. */
+    list: (query: UserQuery): Promise<UserListing> => store.users.list(query),
+
+    /** The users a SCIM filter matches; a filter the directory cannot run is refused as `invalid_filter`. */
+    async search(query: UserSearch): Promise<UserSearchResult> {
+      try {
+        return await store.users.search(query);
+      } catch (error) {
+        if (error instanceof InvalidFilterError) throw new DirectoryError({ kind: 'invalid_filter', reason: error.message });
+        throw error;
+      }
+    },
+
+    async create(user: NewUser, by: ChangeAuthor): Promise<StoredUser> {
+      const username = acceptedUsername(user.username);
+      if (user.password !== undefined) assertPasswordPolicy(user.password, username);
+      return refusing(async () =>
+        store.users.create(
+          {
+            user_id: newId(),
+            username,
+            first_name: user.first_name ?? '',
+            last_name: user.last_name ?? '',
+            phone: user.phone ?? '',
+            organization: user.organization ?? '',
+            locked: user.locked ?? false,
+            disabled: user.disabled ?? false,
+            external_id: user.external_id ?? null,
+            emails: user.emails ?? [],
+            password_hash: user.password === undefined ? null : await hashPassword(user.password),
+            created: new Date().toISOString(),
+          },
+          by,
+        ),
+      );
+    },
+
+    /**
+     * Writes what `change` gives, atomically, moving the user's version; refused when the user
+     * is at none of the `expected` versions (If-Match).
+     */
+    async update(userId: string, change: UserChange, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredUser> {
+      const id = canonicalId(userId);
+      const changes = await storedChanges(change, async () => {
+        // Read first only for a password: hashing costs tens of milliseconds, not worth spending on a missing or stale user.
+        const stored = (await store.users.findById(id)) ?? notFound();
+        if (expected && !expected.includes(stored.version)) refuse({ kind: 'stale_version', entity: 'user', current: stored.version });
+        return stored.record.username;
+      });
+      return (await refusing(() => store.users.update(id, changes, by, expected))) ?? notFound();
+    },
+
+    /**
+     * Sets the user to what `rewrite` makes of it as read (a replacement), writing only what
+     * differs, and only at the version read (versioned-write.ts).
+     */
+    async rewrite(
+      userId: string,
+      rewrite: (current: StoredUser) => UserChange,
+      by: ChangeAuthor,
+      expected?: ExpectedVersions,
+    ): Promise<StoredUser> {
+      return writeAtVersionRead(
+        expected,
+        () => find({ userId }),
+        async (current) => {
+          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record.username);
+          if (Object.keys(changes).length === 0) return current;
+          // A lost race (StaleVersionError) is left to writeAtVersionRead, which reads again and retries.
+          return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
+        },
+        (current) => new DirectoryError({ kind: 'stale_version', entity: 'user', current }),
+      );
+    },
+
+    async delete(userId: string, by: ChangeAuthor, expected?: ExpectedVersions): Promise<void> {
+      if (!(await refusing(() => store.users.delete(canonicalId(userId), by, expected)))) notFound();
+    },
+
+    /** Ends the user's sessions: they are valid only from now on. The service issues none; it records when they became invalid. */
+    async logout(userId: string, by: ChangeAuthor): Promise<StoredUser> {
+      return (await store.users.logout(canonicalId(userId), new Date().toISOString(), by)) ?? notFound();
+    },
+
+    /** Usernames stored before the username profile that it refuses (migration 0003). */
+    usernameReports: () => store.users.listUsernameReports(),
+  };
+}
+
+export type UserDirectory = ReturnType<typeof userDirectory>;
