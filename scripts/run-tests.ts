@@ -64,6 +64,8 @@ export const ON_BOTH_STORES = [
   // and so is a user's write at the version read, which SCIM's PATCH races depend on.
   'server/scim/groups.',
   'server/scim/users.',
+  // The directory's rules, each once on both stores.
+  'server/directory/',
 ].map((path) => path.replaceAll('/', sep));
 
 /** The stores a test file runs on: none for unit tests. */
