@@ -1,0 +1,209 @@
+/**
+ * What every scenario of `npm run bench` measures with: the run's settings,
+ * servers started as processes of their own, a load (autocannon), and a
+ * comparison of contenders in interleaved rounds.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
+import { freePort } from '../../lib/testing/ports.js';
+
+/** `--quick`: 2 s per scenario, comparisons of 5 rounds of 1 s. */
+export const quick = process.argv.includes('--quick');
+export const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
+export const CONNECTIONS = 50;
+export const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
+/** Audit events scenario (k) pages through. */
+export const AUDIT_EVENTS = quick ? 100_000 : 1_000_000;
+/** Rounds of a comparison (at least five), and each contender's load per round, in seconds. */
+export const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS) || (quick ? 5 : 7));
+export const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
+
+export interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface Running {
+  url: string;
+  child: ChildProcess;
+  startedAt: number;
+  readyAt: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The service and the sample server run as `npm start` runs them: compiled, by
+ * node alone (`npm run bench` builds first). The bench's own servers run under tsx.
+ */
+export const SERVICE = 'server/dist/server/main.js';
+export const SAMPLE = 'server/dist/server/sample/main.js';
+
+/** Starts a server script and waits for its first 200 on `probe`. */
+export async function startServer(
+  script: string,
+  env: Record<string, string>,
+  probe: (url: string) => Promise<Response>,
+): Promise<Running> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const startedAt = performance.now();
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, join(PROJECT_ROOT, script)], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      if ((await probe(url)).status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() - startedAt > 30_000) throw new Error(`${script} did not answer within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return {
+    url,
+    child,
+    startedAt,
+    readyAt: performance.now(),
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Ready for traffic: /readyz, since /healthz answers 200 while the database still migrates. */
+export const ready = (url: string) => fetch(`${url}/readyz`);
+
+export function rssMegabytes(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/**
+ * How often autocannon samples. It stops a load at the first sample after its
+ * duration, so at its default of a second a one-second load would take up to two.
+ */
+export const SAMPLE_MS = 100;
+
+export async function load(name: string, options: autocannon.Options): Promise<Measured> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options });
+  return measured(name, result);
+}
+
+/** A load's figures; req/s from the requests completed and the time they took (autocannon's average is per sample). */
+export function measured(name: string, result: autocannon.Result): Measured {
+  return {
+    name,
+    rps: Math.round(result.requests.total / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** A POST whose body is built afresh for every request. */
+export function posting(path: string, body: () => unknown): autocannon.Options['requests'] {
+  return [
+    {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(body()) }),
+    },
+  ];
+}
+
+export const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One side of a comparison: a server and the load it gets. */
+export interface Contender {
+  name: string;
+  url: string;
+  requests: autocannon.Options['requests'];
+}
+
+/** A contender's ratio to the first of its comparison (of req/s, or of p99): the median of the per-round ratios, and their range. */
+export interface Ratio {
+  median: number;
+  low: number;
+  high: number;
+  rounds: number;
+}
+
+/**
+ * The contenders in interleaved rounds, after a warm-up round each that is not
+ * counted: forward in even rounds, backward in odd ones, so that neither is
+ * always the one measured later. Each contender's figures are the medians of
+ * its rounds; each ratio is to the first contender, round by round.
+ */
+export async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[]; p99Ratios: Ratio[] }> {
+  const run = (contender: Contender, duration: number) =>
+    autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests });
+  for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
+  const rounds: Measured[][] = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = contenders.map((_, index) => index);
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) rounds[index]!.push(measured(contenders[index]!.name, await run(contenders[index]!, ROUND_S)));
+  }
+  const results = contenders.map((contender, index) => {
+    const mine = rounds[index]!;
+    return {
+      name: contender.name,
+      rps: Math.round(median(mine.map((round) => round.rps))),
+      p50: median(mine.map((round) => round.p50)),
+      p99: median(mine.map((round) => round.p99)),
+      errors: mine.reduce((sum, round) => sum + round.errors, 0),
+    };
+  });
+  const ratiosOf = (figure: (round: Measured) => number) =>
+    rounds.slice(1).map((mine) => {
+      const perRound = mine.map((round, index) => figure(round) / figure(rounds[0]![index]!));
+      const round3 = (value: number) => Number(value.toFixed(3));
+      return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
+    });
+  return { results, ratios: ratiosOf((round) => round.rps), p99Ratios: ratiosOf((round) => round.p99) };
+}
+
+export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * Users drawn at random, each with the opposite of the state it was last sent: so that
+ * every change really changes something (a no-op PATCH writes nothing and would flatter it).
+ */
+export function toggling(userIds: string[]): () => { userId: string; disabled: boolean } {
+  const disabled = new Map<string, boolean>();
+  return () => {
+    const userId = pick(userIds);
+    const next = !(disabled.get(userId) ?? false);
+    disabled.set(userId, next);
+    return { userId, disabled: next };
+  };
+}
+
+export const shown = (ratio: Ratio) =>
+  `${ratio.median.toFixed(2)}× (median of ${ratio.rounds} interleaved rounds, ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)})`;
+
+/** What a scenario adds to the run: its lines of the table, its figures and ratios, and what it says below the table. */
+export interface ScenarioOutcome {
+  results: Measured[];
+  figures: Record<string, number>;
+  comparisons: Record<string, Ratio>;
+  lines: string[];
+}

@@ -1,0 +1,11 @@
+/** What every scenario is given: the run's scratch directory and the seeded databases in it. */
+import type { SeededDatabase } from '../seed.js';
+
+export interface BenchRun {
+  /** A directory of the run's own, removed after it. */
+  directory: string;
+  /** 10,000 users, in `users-10k.db`. */
+  small: SeededDatabase;
+  /** 100,000 users, in `users-100k.db`. */
+  large: SeededDatabase;
+}
