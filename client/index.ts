@@ -11,7 +11,7 @@
  * is the contract's error body, or a ClientFailure of the same shape when no
  * answer came (unreachable, timed out, not configured). Nothing throws.
  */
-import createClient from 'openapi-fetch';
+import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../generated/workspace/types.js';
 import type { Credentials } from '../lib/contract/credentials.js';
 import { nextWait, type RetryOptions, retryPolicy } from './retry.js';
@@ -25,6 +25,24 @@ export type UserAttributes = components['schemas']['UserAttributes'];
 export type Permission = components['schemas']['Permission'];
 /** The error body every failed request gets from the service. */
 export type ApiError = components['schemas']['Error'];
+
+/** What one attempt of an operation sends: its body (credentials included, or not), headers and the signal that ends it. */
+// (A type, not an interface: openapi-fetch takes an init with an index signature, which only a type literal meets.)
+type Sent<Op extends OperationName> = {
+  body: RequestBody<Op>;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+};
+
+/** What openapi-fetch gives back for one attempt, typed for the operation's own path. */
+interface Answered<Op extends OperationName> {
+  data?: Success<Op>;
+  error?: ApiError;
+  response: Response;
+}
+
+/** One sender per operation, each a POST to its own path on openapi-fetch's types for that path. */
+type Senders = { [Op in OperationName]: (sent: Sent<Op>) => Promise<Answered<Op>> };
 
 /** A call that got no answer from the service; shaped like ApiError so callers can read `error_message` either way. */
 export interface ClientFailure {
@@ -127,35 +145,37 @@ type Call<Op extends OperationName> =
 
 export type WorkspaceClient = { [Op in OperationName]: Call<Op> };
 
-const OPERATION_NAMES = [
-  'validateCredentials',
-  'getUsers',
-  'getUser',
-  'createUser',
-  'updateUser',
-  'deleteUser',
-  'getGroups',
-  'addUserGroup',
-  'removeUserGroup',
-  'getAuditEvents',
-  'getAttributes',
-  'updateUserAttributes',
-  'logoutUser',
-  'createGroup',
-  'updateGroup',
-  'deleteGroup',
-] as const satisfies readonly OperationName[];
-
-// The compiler refuses the list above if it misses an operation of the contract.
-type Missing = Exclude<OperationName, (typeof OPERATION_NAMES)[number]>;
-const everyOperationListed: [Missing] extends [never] ? true : Missing = true;
-void everyOperationListed;
-
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function pathOf<Op extends OperationName>(operation: Op): PathOf<Op> {
   return `/api/public/${operation.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}` as PathOf<Op>;
+}
+
+/**
+ * The senders over one openapi-fetch client. Each names its path by pathOf, whose type is
+ * the path's literal, so that openapi-fetch checks the body and the answer against that
+ * path's own types; the compiler refuses a missing operation.
+ */
+function sendersOn(http: Client<paths>): Senders {
+  return {
+    validateCredentials: (sent) => http.POST(pathOf('validateCredentials'), sent),
+    getUsers: (sent) => http.POST(pathOf('getUsers'), sent),
+    getUser: (sent) => http.POST(pathOf('getUser'), sent),
+    createUser: (sent) => http.POST(pathOf('createUser'), sent),
+    updateUser: (sent) => http.POST(pathOf('updateUser'), sent),
+    deleteUser: (sent) => http.POST(pathOf('deleteUser'), sent),
+    getGroups: (sent) => http.POST(pathOf('getGroups'), sent),
+    addUserGroup: (sent) => http.POST(pathOf('addUserGroup'), sent),
+    removeUserGroup: (sent) => http.POST(pathOf('removeUserGroup'), sent),
+    getAuditEvents: (sent) => http.POST(pathOf('getAuditEvents'), sent),
+    getAttributes: (sent) => http.POST(pathOf('getAttributes'), sent),
+    updateUserAttributes: (sent) => http.POST(pathOf('updateUserAttributes'), sent),
+    logoutUser: (sent) => http.POST(pathOf('logoutUser'), sent),
+    createGroup: (sent) => http.POST(pathOf('createGroup'), sent),
+    updateGroup: (sent) => http.POST(pathOf('updateGroup'), sent),
+    deleteGroup: (sent) => http.POST(pathOf('deleteGroup'), sent),
+  };
 }
 
 /** `Basic base64(api_key:api_key_secret)`, from UTF-8 (btoa alone takes only Latin-1), in Node and in browsers. */
@@ -216,7 +236,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     api_key: options.api_key ?? environment('WORKSPACE_API_KEY'),
     api_key_secret: options.api_key_secret ?? environment('WORKSPACE_API_KEY_SECRET'),
   };
-  const http = createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const senders = sendersOn(createClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) }));
   const credentialsIn = options.credentialsIn ?? 'body';
   const retry = retryPolicy(options.retry);
 
@@ -285,21 +305,19 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     const timeout = AbortSignal.timeout(withinMs);
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
     try {
-      // One generic call for every operation: the per-operation types are enforced by `Call<Op>` above.
-      const post = http.POST as unknown as (
-        path: string,
-        init: { body: unknown; headers?: Record<string, string>; signal: AbortSignal },
-      ) => Promise<{ data?: unknown; error?: ApiError; response: Response }>;
+      const send: Senders[Op] = senders[operation];
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
       const condition: Record<string, string> = callOptions.ifMatch === undefined ? {} : { 'If-Match': callOptions.ifMatch };
+      // The operation's own fields (Params<Op>: its body without credentials) with the credentials
+      // in the body or not: its RequestBody, which a spread of a generic type cannot show the compiler.
       if (credentialsIn === 'body') {
-        return await post(pathOf(operation), { body: { ...fields, api_key, api_key_secret }, headers: condition, signal });
+        return await send({ body: { ...fields, api_key, api_key_secret } as RequestBody<Op>, headers: condition, signal });
       }
       const headers: Record<string, string> =
         credentialsIn === 'basic'
           ? { Authorization: basicAuthorization(api_key, api_key_secret), ...condition }
           : { 'api-key': api_key, 'api-key-secret': api_key_secret, ...condition };
-      return await post(pathOf(operation), { body: fields, headers, signal });
+      return await send({ body: fields as RequestBody<Op>, headers, signal });
     } catch (error) {
       const failure = describeFailure(error, baseUrl, withinMs, timeout);
       const origin = failure.code === 'network_error' ? await refusedOrigin(baseUrl, options.fetch ?? fetch) : undefined;
@@ -315,7 +333,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
 
   // Object.fromEntries loses the per-key types that `call` keeps; each entry is Call<Op> for its own Op.
   return Object.fromEntries(
-    OPERATION_NAMES.map((operation) => [
+    (Object.keys(senders) as OperationName[]).map((operation) => [
       operation,
       (params?: Params<typeof operation>, options?: CallOptionsOf<typeof operation>) => call(operation, params, options),
     ]),
