@@ -5,6 +5,7 @@
  * body's paths (server/handlers/directory-errors.ts), SCIM with a scimType
  * (server/scim/directory-errors.ts), the admin command as a line on stderr.
  */
+import { NameTakenError, StaleVersionError, UnknownMembersError } from '../store/records.js';
 import type { AttributeField } from './attributes.js';
 
 export type Entity = 'user' | 'group' | 'api_key';
@@ -81,3 +82,23 @@ export class DirectoryError extends Error {
 export const refuse = (refusal: Refusal): never => {
   throw new DirectoryError(refusal);
 };
+
+/**
+ * A store write whose refusals become the directory's: a taken name, members that are no
+ * users, and a stale version, unless `leavingLostRaces` (a write at the version read, which
+ * versioned-write.ts retries on a lost race and words itself).
+ */
+export async function refusingStoreErrors<T>(
+  entity: 'user' | 'group',
+  write: () => Promise<T>,
+  { leavingLostRaces = false } = {},
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity });
+    if (error instanceof UnknownMembersError) refuse({ kind: 'unknown_members', userIds: error.userIds });
+    if (error instanceof StaleVersionError && !leavingLostRaces) refuse({ kind: 'stale_version', entity, current: error.current });
+    throw error;
+  }
+}

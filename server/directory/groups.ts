@@ -13,14 +13,11 @@ import {
   type GroupSearch,
   type GroupSearchResult,
   type MembershipChange,
-  NameTakenError,
-  StaleVersionError,
   type StoredGroup,
-  UnknownMembersError,
 } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { InvalidFilterError } from '../store/scim-filter.js';
-import { DirectoryError, type Refusal, refuse } from './errors.js';
+import { DirectoryError, type Refusal, refuse, refusingStoreErrors } from './errors.js';
 import { acceptedGroupName } from './group-name.js';
 import { canonicalId, newId } from './ids.js';
 import { writeAtVersionRead } from './versioned-write.js';
@@ -37,25 +34,9 @@ export interface NewGroup {
 const notFound = (): never => refuse({ kind: 'not_found', entity: 'group' });
 const systemGroupKept = (): never => refuse({ kind: 'system_group' });
 
-/** The store's refusals of a group write as the directory's, but a lost race, which the caller may retry. */
-async function refusingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity: 'group' });
-    if (error instanceof UnknownMembersError) refuse({ kind: 'unknown_members', userIds: error.userIds });
-    throw error;
-  }
-}
-
-async function refusing<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await refusingConflicts(write);
-  } catch (error) {
-    if (error instanceof StaleVersionError) refuse({ kind: 'stale_version', entity: 'group', current: error.current });
-    throw error;
-  }
-}
+const refusing = <T>(write: () => Promise<T>) => refusingStoreErrors('group', write);
+/** At the version read: a lost race is left to writeAtVersionRead, which reads again and retries. */
+const refusingConflicts = <T>(write: () => Promise<T>) => refusingStoreErrors('group', write, { leavingLostRaces: true });
 
 /** A store's answer to a change of a group, as the group changed or the directory's refusal. */
 const settled = (result: StoredGroup | 'no_group' | 'system_group'): StoredGroup =>

@@ -9,8 +9,6 @@ import {
   type ChangeAuthor,
   type Email,
   type ExpectedVersions,
-  NameTakenError,
-  StaleVersionError,
   type StoredUser,
   type UserChanges,
   type UserListing,
@@ -22,7 +20,7 @@ import {
 import type { Store } from '../store/repositories.js';
 import { InvalidFilterError } from '../store/scim-filter.js';
 import { enforceUsername, prepareUsername } from '../username/profile.js';
-import { DirectoryError, refuse } from './errors.js';
+import { DirectoryError, refuse, refusingStoreErrors } from './errors.js';
 import { canonicalId, newId } from './ids.js';
 import { writeAtVersionRead } from './versioned-write.js';
 
@@ -54,25 +52,9 @@ function assertPasswordPolicy(password: string, username: string): void {
   if (violation) refuse({ kind: 'weak_password', reason: violation });
 }
 
-/** A taken username, as the directory refuses it. */
-async function refusingTakenName<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity: 'user' });
-    throw error;
-  }
-}
-
-/** The store's refusals of a user write as the directory's. */
-async function refusing<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await refusingTakenName(write);
-  } catch (error) {
-    if (error instanceof StaleVersionError) refuse({ kind: 'stale_version', entity: 'user', current: error.current });
-    throw error;
-  }
-}
+const refusing = <T>(write: () => Promise<T>) => refusingStoreErrors('user', write);
+/** At the version read: a lost race is left to writeAtVersionRead, which reads again and retries. */
+const refusingTakenName = <T>(write: () => Promise<T>) => refusingStoreErrors('user', write, { leavingLostRaces: true });
 
 const notFound = (): never => refuse({ kind: 'not_found', entity: 'user' });
 
@@ -181,7 +163,6 @@ export function userDirectory(store: Store) {
         async (current) => {
           const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record.username);
           if (Object.keys(changes).length === 0) return current;
-          // A lost race (StaleVersionError) is left to writeAtVersionRead, which reads again and retries.
           return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
         },
         (current) => new DirectoryError({ kind: 'stale_version', entity: 'user', current }),

@@ -4,7 +4,7 @@
  * each, so that a client can map its own attributes to them.
  */
 import type { ScimHandlers } from './types.js';
-import { MAX_RESULTS, listResponse } from './list-query.js';
+import { MAX_RESULTS, listAnswer } from './list-query.js';
 import { ScimFailure } from './errors.js';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './user-resource.js';
 import { GROUP_SCHEMA } from './group-resource.js';
@@ -182,7 +182,7 @@ export const discoveryHandlers: Pick<
     return { status: 200, body: SERVICE_PROVIDER_CONFIG };
   },
   async listResourceTypes() {
-    return { status: 200, body: listResponse(RESOURCE_TYPES, RESOURCE_TYPES.length, 1) };
+    return listAnswer(RESOURCE_TYPES, RESOURCE_TYPES.length, 1);
   },
   async getResourceType({ id }) {
     const found = RESOURCE_TYPES.find((type) => type.id.toLowerCase() === id.toLowerCase());
@@ -190,7 +190,7 @@ export const discoveryHandlers: Pick<
     return { status: 200, body: found };
   },
   async listSchemas() {
-    return { status: 200, body: listResponse(SCHEMAS, SCHEMAS.length, 1) };
+    return listAnswer(SCHEMAS, SCHEMAS.length, 1);
   },
   async getSchema({ id }) {
     const found = SCHEMAS.find((described) => described.id.toLowerCase() === id.toLowerCase());

@@ -7,7 +7,7 @@
 import type { Directory, GroupRewrite, GroupSearch, StoredGroup } from '../directory/index.js';
 import { invalidValue } from './errors.js';
 import { GROUP_SCHEMA, groupFieldsFrom, scimGroup } from './group-resource.js';
-import { listQuery, listResponse } from './list-query.js';
+import { listAnswer, listQuery } from './list-query.js';
 import { groupAmendment } from './group-amendment.js';
 import { patchOperations, patched } from './patch.js';
 import { projected, shows } from './projection.js';
@@ -58,14 +58,11 @@ export function scimGroupHandlers({
     async listGroups(request) {
       const query = listQuery(request.query, SORT_FIELDS, 'name');
       const { groups: found, total } = await groups.search({ ...query, withMembers: showsMembers(request) });
-      return {
-        status: 200,
-        body: listResponse(
-          found.map((group) => answer(group, request).body),
-          total,
-          query.startIndex,
-        ),
-      };
+      return listAnswer(
+        found.map((group) => answer(group, request).body),
+        total,
+        query.startIndex,
+      );
     },
 
     async getGroup(request) {

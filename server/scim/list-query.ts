@@ -67,6 +67,12 @@ export function listQuery<SortField>(
 }
 
 /** One page of a list (RFC 7644, 3.4.2). */
+/** A page of resources as SCIM's ListResponse (RFC 7644, 3.4.2), answered 200. */
+export const listAnswer = <T>(resources: T[], totalResults: number, startIndex: number) => ({
+  status: 200 as const,
+  body: listResponse(resources, totalResults, startIndex),
+});
+
 export const listResponse = <T>(resources: T[], totalResults: number, startIndex: number) => ({
   schemas: [LIST_RESPONSE_SCHEMA],
   totalResults,

@@ -7,7 +7,7 @@
  */
 import type { Directory, StoredUser, UserChange, UserSearch } from '../directory/index.js';
 import { invalidValue } from './errors.js';
-import { listQuery, listResponse } from './list-query.js';
+import { listAnswer, listQuery } from './list-query.js';
 import { patchOperations, patched } from './patch.js';
 import { projected } from './projection.js';
 import type { ScimAnswer, ScimHandlers, ScimRequest } from './types.js';
@@ -73,14 +73,11 @@ export function scimUserHandlers({
     async listUsers(request) {
       const query = listQuery(request.query, SORT_FIELDS, 'user_id');
       const { users: found, total } = await users.search(query);
-      return {
-        status: 200,
-        body: listResponse(
-          found.map((user) => answer(user, request).body),
-          total,
-          query.startIndex,
-        ),
-      };
+      return listAnswer(
+        found.map((user) => answer(user, request).body),
+        total,
+        query.startIndex,
+      );
     },
 
     async getUser(request) {
