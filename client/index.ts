@@ -169,6 +169,7 @@ function sendersOn(http: Client<paths>): Senders {
     addUserGroup: (sent) => http.POST(pathOf('addUserGroup'), sent),
     removeUserGroup: (sent) => http.POST(pathOf('removeUserGroup'), sent),
     getAuditEvents: (sent) => http.POST(pathOf('getAuditEvents'), sent),
+    getEvents: (sent) => http.POST(pathOf('getEvents'), sent),
     getAttributes: (sent) => http.POST(pathOf('getAttributes'), sent),
     updateUserAttributes: (sent) => http.POST(pathOf('updateUserAttributes'), sent),
     logoutUser: (sent) => http.POST(pathOf('logoutUser'), sent),
@@ -360,6 +361,7 @@ export const getGroups: WorkspaceClient['getGroups'] = (params, options) => clie
 export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
 export const getAuditEvents: WorkspaceClient['getAuditEvents'] = (params, options) => client().getAuditEvents(params, options);
+export const getEvents: WorkspaceClient['getEvents'] = (params, options) => client().getEvents(params, options);
 export const getAttributes: WorkspaceClient['getAttributes'] = (params, options) => client().getAttributes(params, options);
 export const updateUserAttributes: WorkspaceClient['updateUserAttributes'] = (params, options) =>
   client().updateUserAttributes(params, options);

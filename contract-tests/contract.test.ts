@@ -38,6 +38,7 @@ describe('the contract as the server reads it', () => {
       'getApiReference',
       'getAttributes',
       'getAuditEvents',
+      'getEvents',
       'getGroups',
       'getHealth',
       'getOpenApiDocument',
@@ -85,6 +86,7 @@ describe('the contract as the server reads it', () => {
         'users_auth_session',
         'groups_create',
         'groups_delete',
+        'events_view',
       ],
     );
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
@@ -99,6 +101,7 @@ describe('the contract as the server reads it', () => {
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
       getAuditEvents: 'audit_view',
+      getEvents: 'events_view',
       getAttributes: 'users_view',
       updateUserAttributes: 'users_modify',
       logoutUser: 'users_auth_session',

@@ -16,6 +16,7 @@ describe('settings from the environment', () => {
       getUsersMax: 100_000,
       shutdownDrainMs: 0,
       auditRetentionDays: 365,
+      eventRetentionDays: 30,
       metrics: undefined,
       connections: { total: 1_000, perClient: 100 },
       databaseTimeouts: { connectMs: 3_000, statementMs: 5_000, lockMs: 1_000 },

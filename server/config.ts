@@ -31,6 +31,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long audit events are kept. */
   auditRetentionDays: number;
+  /** How far back the change feed reaches: the audit events of the last so many days (at most auditRetentionDays). */
+  eventRetentionDays: number;
   /** Where the metrics listener listens; undefined when METRICS_PORT is unset (no metrics). */
   metrics: { host: string; port: number } | undefined;
   /** How long to wait on the database before answering 503 (store/timeouts.ts). */
@@ -190,6 +192,7 @@ const serviceSchema = sampleSchema.extend({
   GET_USERS_MAX: wholeNumber(1, 10_000_000, 100_000),
   SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
+  EVENT_RETENTION_DAYS: wholeNumber(1, 36_500, 30),
   METRICS_PORT: optionalWholeNumber(1, 65535),
   METRICS_HOST: text('127.0.0.1'),
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000, DEFAULT_DATABASE_TIMEOUTS.connectMs),
@@ -237,6 +240,12 @@ export function loadSampleConfig(env: NodeJS.ProcessEnv = process.env): SampleCo
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings = parse(serviceSchema, env);
+  // The feed's events are the audit trail's rows: it cannot reach further back than they are kept.
+  if (settings.EVENT_RETENTION_DAYS > settings.AUDIT_RETENTION_DAYS) {
+    throw new ConfigError(
+      `EVENT_RETENTION_DAYS=${settings.EVENT_RETENTION_DAYS} is not allowed: expected at most AUDIT_RETENTION_DAYS (${settings.AUDIT_RETENTION_DAYS}), since the change feed's events are the audit trail's`,
+    );
+  }
   return {
     host: settings.HOST,
     port: settings.PORT,
@@ -254,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     getUsersMax: settings.GET_USERS_MAX,
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
+    eventRetentionDays: settings.EVENT_RETENTION_DAYS,
     metrics: settings.METRICS_PORT === undefined ? undefined : { host: settings.METRICS_HOST, port: settings.METRICS_PORT },
     databaseTimeouts: {
       connectMs: settings.DATABASE_CONNECT_TIMEOUT_MS,

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
 
   const app = createApp({
     store,
-    handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness }),
+    handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness, eventRetentionDays: config.eventRetentionDays }),
     validation: contractValidation({ responses: config.validateResponses }),
     scimHandlers: createScimHandlers(store),
     scimValidation: scimContractValidation({ responses: config.validateResponses }),

@@ -369,6 +369,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/get_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Follow the change feed
+         * @description Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches is answered 410 `cursor_expired`.
+         */
+        post: operations["getEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -518,7 +538,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -542,11 +562,12 @@ export interface components {
          *     `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
          *     user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
          *     Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
-         *     (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups. Keys
-         *     made before a permission existed do not have it.
+         *     (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
+         *     `events_view` lets a key follow the change feed (`get_events`). Keys made before a
+         *     permission existed do not have it.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete" | "events_view";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -1102,6 +1123,84 @@ export interface components {
             /** @description Pass this as `cursor` (with the same filters) for the older events that follow; null when none follows. */
             next_cursor: string | null;
         };
+        /**
+         * @description A place in the change feed, as `next_cursor` hands it out: follow from it to get what came after, exactly once. Opaque.
+         * @example MTAwNDIuMTc2NDE1MTIwMjExNw
+         */
+        EventCursor: string;
+        /**
+         * @description An event type (`user.updated`), or every type of one resource (`user.*`).
+         * @enum {string}
+         */
+        EventTypeFilter: "user.*" | "group.*" | "api_key.*" | "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked";
+        GetEventsRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description Follow on from here (a `next_cursor`); without it, from the oldest event the feed reaches (`EVENT_RETENTION_DAYS`, 30 by default). */
+            after?: components["schemas"]["EventCursor"];
+            /** @description Only events of these types; `user.*` names every type of users. */
+            types?: components["schemas"]["EventTypeFilter"][];
+            /** @description Only events about this user, group (or its memberships) or API key. */
+            resource_id?: string;
+            /** @description At most this many events; default 100. */
+            limit?: number;
+            /** @description When no event follows the cursor, wait up to this long for one: the answer comes as soon as an event is committed, or empty when the time is up. Default 0: answer at once. */
+            wait_seconds?: number;
+        };
+        /**
+         * @description What happened, as `<resource>.<what>`. A SCIM PATCH that deactivates a user is a
+         *     `user.updated` whose `changed` is `["disabled"]`; `group.member_added` and
+         *     `group.member_removed` name the user in `data.member`.
+         * @enum {string}
+         */
+        EventType: "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked";
+        /** @description One change to the directory, as the change feed and webhooks tell it: the same row as its audit event, written in the change's own transaction, so that a committed change always has its event and a change rolled back has none. Thin: ids, the version and the names of the fields changed, never a value, a password, a hash or a secret. */
+        Event: {
+            /** @description Unique; the audit event's `event_id`, and the `webhook-id` of its deliveries. */
+            event_id: string;
+            /** @description What happened. */
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            /** @description What changed, who changed it, and in which request. */
+            data: {
+                resource: {
+                    /** @enum {string} */
+                    type: "user" | "group" | "api_key";
+                    /** @description The user's `user_id`, the group's `group_id` or the key's `api_key`. */
+                    id: string;
+                    /** @description The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version. */
+                    version: number | null;
+                };
+                /** @description The user who joined or left the group (`group.member_added`, `group.member_removed`). */
+                member?: {
+                    user_id: string;
+                };
+                /** @description The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership. */
+                changed: string[];
+                actor: {
+                    /**
+                     * @description Who made the change: a key through this API (`api_key`), an identity provider through SCIM (`scim`), `npm run admin` (`admin`), or the service itself (`service`: the first API key on an empty database).
+                     * @enum {string}
+                     */
+                    type: "api_key" | "scim" | "admin" | "service";
+                    /** @description The API key that made the change; null for `admin` and `service`. */
+                    id: string | null;
+                };
+                /** @description The request's `X-Request-Id`; null for `npm run admin` and the service's own changes. */
+                request_id: string | null;
+            };
+        };
+        /** @description Events in the order they were committed, oldest first. */
+        EventPage: {
+            /** @description The events after the cursor, oldest first; none when nothing followed it (in time, with `wait_seconds`). */
+            events: components["schemas"]["Event"][];
+            /** @description Always present: pass it as `after` (with the same filters) for what follows. A follower loops on it and sees every event exactly once, in the order of commit. */
+            next_cursor: components["schemas"]["EventCursor"];
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -1326,6 +1425,15 @@ export interface components {
          *     without one).
          */
         InvalidAuditRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The cursor is older than the feed reaches (`EVENT_RETENTION_DAYS`): events after it may be gone. Read the directory afresh (`get_users`, `get_groups`), then follow the feed again without `after`. */
+        CursorExpired: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2036,6 +2144,39 @@ export interface operations {
             400: components["responses"]["InvalidAuditRequest"];
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description The events after the cursor, oldest first, and the cursor to follow on from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["InvalidAuditRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            410: components["responses"]["CursorExpired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

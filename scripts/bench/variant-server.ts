@@ -31,7 +31,7 @@ const unvalidated: RequestHandler[] = [(_req, _res, next) => next()];
 
 const opened = await openDatabase(config.databaseUrl);
 await opened.migrate();
-const store = assembleStore(opened, { audit: variant === 'no-audit' ? unrecorded : new AuditWriter(opened.db) });
+const store = assembleStore(opened, { audit: variant === 'no-audit' ? unrecorded : new AuditWriter(opened.db, opened.traits) });
 const app = createApp({
   store,
   handlers: createHandlers({ store }),

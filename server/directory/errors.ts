@@ -25,6 +25,10 @@ export type Refusal =
   | { kind: 'weak_password'; reason: string }
   /** Members named that are no users' ids. */
   | { kind: 'unknown_members'; userIds: readonly string[] }
+  /** A cursor the service did not hand out. */
+  | { kind: 'invalid_cursor'; reason: string }
+  /** A change feed cursor older than the feed reaches: what followed it may be gone. */
+  | { kind: 'cursor_expired'; retentionDays: number }
   /** A filter the directory cannot run: an unknown attribute, or an operator the attribute does not take. */
   | { kind: 'invalid_filter'; reason: string }
   | { kind: 'already_member' }
@@ -61,6 +65,10 @@ function describe(refusal: Refusal): string {
       return `members: no user has the id ${listed(refusal.userIds)}`;
     case 'invalid_filter':
       return refusal.reason;
+    case 'invalid_cursor':
+      return `Invalid cursor: ${refusal.reason}`;
+    case 'cursor_expired':
+      return `The cursor is older than the ${refusal.retentionDays} days the change feed reaches: read the directory afresh with get_users and get_groups, then follow the feed again without after`;
     case 'already_member':
       return 'User is already a member of this group';
     case 'not_member':

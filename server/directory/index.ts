@@ -10,16 +10,24 @@ import type { AuditPage, AuditQuery } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { canonicalId } from './ids.js';
 import { attributeDirectory } from './attributes.js';
+import { changeFeed, DEFAULT_EVENT_RETENTION_DAYS } from './change-feed.js';
 import { groupDirectory } from './groups.js';
 import { keyDirectory } from './keys.js';
 import { userDirectory } from './users.js';
 
-export function createDirectory(store: Store) {
+export interface DirectoryOptions {
+  /** How far back the change feed reaches (EVENT_RETENTION_DAYS; default 30). */
+  eventRetentionDays?: number;
+}
+
+export function createDirectory(store: Store, { eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS }: DirectoryOptions = {}) {
   return {
     users: userDirectory(store),
     groups: groupDirectory(store),
     attributes: attributeDirectory(store),
     keys: keyDirectory(store),
+    /** Every committed change, in the order of commit, from a cursor (change-feed.ts). */
+    events: changeFeed(store, { retentionDays: eventRetentionDays }),
     /** The audit trail, newest first. */
     auditEvents: (query: AuditQuery): Promise<AuditPage> =>
       store.audit.list(query.targetUserId === undefined ? query : { ...query, targetUserId: canonicalId(query.targetUserId) }),
@@ -34,4 +42,6 @@ export { ADMIN_CLI, SERVICE } from '../store/records.js';
 export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
 export type { GroupDirectory, NewGroup } from './groups.js';
 export type { NewApiKey } from './keys.js';
+export type { EventTypeFilter, FeedAnswer, FeedRequest } from './change-feed.js';
+export { DEFAULT_EVENT_RETENTION_DAYS } from './change-feed.js';
 export type * from '../store/records.js';

@@ -48,6 +48,10 @@ function answerTo(refusal: Refusal): Answer {
         code: refusal.privateKey ? 'ssh_private_key' : 'invalid_attribute',
         details: refusal.refused.map(({ field, reason }) => ({ path: `${ATTRIBUTES}/${field}`, message: reason })),
       };
+    case 'invalid_cursor':
+      return { status: 400, code: 'invalid_cursor', details: [{ path: '/body/after', message: refusal.reason }] };
+    case 'cursor_expired':
+      return { status: 410, code: 'cursor_expired' };
     // Neither is asked of the directory by this API (SCIM's filters and group members).
     case 'invalid_filter':
     case 'unknown_members':

@@ -7,6 +7,7 @@ import type { Store } from '../store/repositories.js';
 import { answeringRefusals } from './directory-errors.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
+import { eventHandlers } from './events.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
 import { userHandlers } from './users.js';
@@ -35,12 +36,13 @@ const SERVICE_INDEX = {
 export const READINESS_CHECK_MS = 1_000;
 
 /** The handlers of the service over a store: each door's own directory over it. */
-export function createHandlers({ store, ...options }: { store: Store } & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
-  return handlersOver({
-    ...options,
-    directory: createDirectory(store),
-    databaseUnreadyBecause: (withinMs) => store.unreadyBecause(withinMs),
-  });
+export function createHandlers({
+  store,
+  eventRetentionDays,
+  ...options
+}: { store: Store; eventRetentionDays?: number } & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
+  const directory = createDirectory(store, eventRetentionDays === undefined ? {} : { eventRetentionDays });
+  return handlersOver({ ...options, directory, databaseUnreadyBecause: (withinMs) => store.unreadyBecause(withinMs) });
 }
 
 function handlersOver(services: Services): Handlers {
@@ -70,6 +72,7 @@ function handlersOver(services: Services): Handlers {
     ...groupHandlers(services),
     ...attributeHandlers(services),
     ...auditHandlers(services),
+    ...eventHandlers(services),
   };
   // Every handler's directory refusals answered as this API's errors (directory-errors.ts).
   // (A mapped type over every operation: the entries lose each one's own types, which the wrapper keeps.)

@@ -26,6 +26,10 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
       };
     case 'invalid_filter':
       return { status: 400, scimType: 'invalidFilter' };
+    // The change feed is not SCIM's: neither reaches a SCIM client.
+    case 'invalid_cursor':
+    case 'cursor_expired':
+      return { status: 400, scimType: 'invalidValue' };
     case 'invalid_username':
     case 'invalid_group_name':
     case 'weak_password':

@@ -46,6 +46,7 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   weak_password: 'invalidValue',
   invalid_username: 'invalidValue',
   invalid_cursor: 'invalidValue',
+  cursor_expired: 'invalidValue',
   listing_too_large: 'tooMany',
   invalid_attribute: 'invalidValue',
   ssh_private_key: 'invalidValue',

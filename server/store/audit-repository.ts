@@ -1,14 +1,37 @@
 /**
- * Audit events on Kysely. Every other repository writes the event of a change
- * through `AuditWriter.record`, on the change's own transaction, so that a
- * change without its event, or an event without its change, cannot exist.
- * Event ids are UUIDv7: unique across instances and, as text, in time order.
+ * Audit events on Kysely, which are also the change feed's events. Every other
+ * repository writes the event of a change through `AuditWriter.record`, on the
+ * change's own transaction, so that a change without its event, or an event
+ * without its change, cannot exist. Event ids are UUIDv7: unique across
+ * instances and, as text, in time order.
+ *
+ * Each event also takes its place in the order of commit (`position`), which
+ * the feed's cursors name: a follower reading "after position p" must never
+ * miss a row that commits later with a smaller position. A sequence alone
+ * cannot promise that on PostgreSQL: two transactions take numbers in one
+ * order and may commit in the other, and a reader between the two commits
+ * would step past the later one's row for good. So the positions are handed
+ * out by a single sequencer: a transaction-scoped advisory lock taken before a
+ * transaction's first event, held until it commits, so that positions are
+ * taken in the order transactions commit. SQLite has a single writer already,
+ * and numbers each event after the last one in the same write.
  */
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Db } from './database-traits.js';
+import type { DatabaseTraits, Db } from './database-traits.js';
+import { EVENT_TYPE_OF, operationsOf, resourceTypeOf } from './event-types.js';
 import { queryTemplate } from './query-template.js';
-import type { AuditEvent, AuditOperation, AuditPage, AuditQuery, ChangeAuthor } from './records.js';
+import type {
+  AuditEvent,
+  AuditOperation,
+  AuditPage,
+  AuditQuery,
+  ChangeAuthor,
+  ChangeEvent,
+  FeedPage,
+  FeedQuery,
+  PlacedChangeEvent,
+} from './records.js';
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 
@@ -20,7 +43,15 @@ export interface ChangeRecord {
   targetApiKey?: string;
   /** Field names only, never values. */
   changedFields?: readonly string[];
+  /** The version the changed user or group is at after the change, where it has one. */
+  resourceVersion?: number;
 }
+
+/**
+ * The advisory lock (PostgreSQL) that makes the event positions follow the order of commit: one
+ * number for the whole cluster, as for the store's lease (postgres/lease.ts).
+ */
+export const EVENT_SEQUENCER_LOCK = 7_316_400_514;
 
 type Row = Selectable<AuditEventsTable>;
 
@@ -34,10 +65,17 @@ export interface AuditTrail {
 export class AuditWriter implements AuditTrail {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
   readonly #insert: (...values: string[]) => CompiledQuery;
+  /** The transactions (PostgreSQL) that hold the sequencer already. */
+  readonly #sequenced = new WeakSet<Db>();
 
-  constructor(db: Kysely<Database>) {
+  constructor(
+    db: Kysely<Database>,
+    private readonly traits: Pick<DatabaseTraits, 'kind'>,
+  ) {
+    // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last.
+    const position = traits.kind === 'postgres' ? undefined : sql<number>`(select coalesce(max(position), 0) + 1 from audit_events)`;
     this.#insert = queryTemplate(
-      10,
+      11,
       (
         event_id: string,
         time: string,
@@ -49,8 +87,11 @@ export class AuditWriter implements AuditTrail {
         target_api_key: string,
         changed_fields: string,
         protocol: string,
+        resource_version: string,
       ) =>
         db.insertInto('audit_events').values({
+          ...(position ? { position } : {}),
+          resource_version: resource_version as unknown as number | null,
           event_id,
           time,
           operation,
@@ -67,6 +108,10 @@ export class AuditWriter implements AuditTrail {
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
+    if (this.traits.kind === 'postgres' && !this.#sequenced.has(db)) {
+      await sql`select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`.execute(db);
+      this.#sequenced.add(db);
+    }
     const values = [
       uuidv7(),
       new Date().toISOString(),
@@ -78,6 +123,7 @@ export class AuditWriter implements AuditTrail {
       change.targetApiKey ?? null,
       (change.changedFields ?? []).join(','),
       by.protocol,
+      change.resourceVersion ?? null,
     ];
     await db.executeQuery(this.#insert(...(values as string[])));
   }
@@ -85,6 +131,31 @@ export class AuditWriter implements AuditTrail {
 
 export class KyselyAuditRepository implements AuditRepository {
   constructor(private readonly db: Kysely<Database>) {}
+
+  async feed({ after, since, types, resourceId, limit }: FeedQuery): Promise<FeedPage> {
+    // The head first, then the events up to it. Positions are taken in the order of commit
+    // (the sequencer above), so every place up to the head is final when the head is read: the
+    // page leaves nothing up to it unread, and whatever commits meanwhile comes after it.
+    const head = await this.head();
+    let query = this.db.selectFrom('audit_events').selectAll().where('position', '<=', head);
+    query = after === undefined ? query.where('time', '>=', since) : query.where('position', '>', after);
+    if (types) query = query.where('operation', 'in', operationsOf(types));
+    if (resourceId !== undefined) {
+      query = query.where((eb) =>
+        eb.or([eb('target_user_id', '=', resourceId), eb('target_group_id', '=', resourceId), eb('target_api_key', '=', resourceId)]),
+      );
+    }
+    const rows = await query.orderBy('position').limit(limit).execute();
+    return { events: rows.map(placedEvent), head };
+  }
+
+  async head(): Promise<number> {
+    const row = await this.db
+      .selectFrom('audit_events')
+      .select(sql<number | string | null>`max(position)`.as('head'))
+      .executeTakeFirst();
+    return Number(row?.head ?? 0);
+  }
 
   async list({ pageSize, after, targetUserId, actor, since, until }: AuditQuery): Promise<AuditPage> {
     let query = this.db.selectFrom('audit_events').selectAll();
@@ -109,7 +180,36 @@ export class KyselyAuditRepository implements AuditRepository {
   }
 }
 
-function toEvent(row: Row): AuditEvent {
+/** The actor as the feed names it, from who the audit trail says made the change. */
+function actorOf(row: Row): ChangeEvent['data']['actor'] {
+  if (row.protocol === 'scim') return { type: 'scim', id: row.actor };
+  if (row.protocol === 'workspace') return { type: 'api_key', id: row.actor };
+  return row.actor === 'service' ? { type: 'service', id: null } : { type: 'admin', id: null };
+}
+
+function placedEvent(row: Row): PlacedChangeEvent {
+  const type = EVENT_TYPE_OF[row.operation as AuditOperation];
+  const resource = resourceTypeOf(type);
+  const id = (resource === 'user' ? row.target_user_id : resource === 'group' ? row.target_group_id : row.target_api_key) ?? '';
+  const membership = type === 'group.member_added' || type === 'group.member_removed';
+  return {
+    position: Number(row.position),
+    event: {
+      event_id: row.event_id,
+      type,
+      timestamp: row.time,
+      data: {
+        resource: { type: resource, id, version: row.resource_version },
+        ...(membership && row.target_user_id ? { member: { user_id: row.target_user_id } } : {}),
+        changed: row.changed_fields === '' ? [] : row.changed_fields.split(','),
+        actor: actorOf(row),
+        request_id: row.request_id,
+      },
+    },
+  };
+}
+
+function toEvent({ position: _position, resource_version: _version, ...row }: Row): AuditEvent {
   return {
     ...row,
     operation: row.operation as AuditOperation,

@@ -108,8 +108,8 @@ export class KyselyGroupRepository implements GroupRepository {
           'priority',
           ...(external_id === null ? [] : ['external_id']),
         ];
-        await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields });
-        await this.#changeMembers(trx, group.group_id, [...new Set(members)], [], by);
+        await this.audit.record(trx, by, { operation: 'createGroup', targetGroupId: group.group_id, changedFields, resourceVersion: 1 });
+        await this.#changeMembers(trx, group.group_id, [...new Set(members)], [], by, 1);
       }),
     );
     return { ...group, is_system: false };
@@ -207,9 +207,14 @@ export class KyselyGroupRepository implements GroupRepository {
         // Each member's representation names the group.
         if (fields.name !== undefined) await bumpMembers(trx, groupId, now);
         if (Object.keys(fields).length > 0) {
-          await this.audit.record(trx, by, { operation: 'updateGroup', targetGroupId: groupId, changedFields: Object.keys(fields).sort() });
+          await this.audit.record(trx, by, {
+            operation: 'updateGroup',
+            targetGroupId: groupId,
+            changedFields: Object.keys(fields).sort(),
+            resourceVersion: row.version + 1,
+          });
         }
-        await this.#changeMembers(trx, groupId, added, removed, by);
+        await this.#changeMembers(trx, groupId, added, removed, by, row.version + 1);
         const after = await trx.selectFrom('groups').select(STORED_COLUMNS).where('group_id', '=', groupId).executeTakeFirstOrThrow();
         return ((await storedGroups(trx, [after], withMembers)) as [StoredGroup])[0];
       }),
@@ -221,7 +226,14 @@ export class KyselyGroupRepository implements GroupRepository {
    * event, moving each user's version (the group's moves with the write itself). A user id
    * to add that is no user's throws UnknownMembersError, which undoes the whole write.
    */
-  async #changeMembers(trx: Db, groupId: string, added: string[], removed: string[], by: ChangeAuthor): Promise<void> {
+  async #changeMembers(
+    trx: Db,
+    groupId: string,
+    added: string[],
+    removed: string[],
+    by: ChangeAuthor,
+    groupVersion: number,
+  ): Promise<void> {
     if (added.length > 0) {
       const found = await trx.selectFrom('users').select('user_id').where('user_id', 'in', added).execute();
       if (found.length < added.length) {
@@ -238,9 +250,19 @@ export class KyselyGroupRepository implements GroupRepository {
     if (changed.length === 0) return;
     await trx.updateTable('users').set(nextVersion(new Date().toISOString())).where('user_id', 'in', changed).execute();
     for (const userId of added)
-      await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId });
+      await this.audit.record(trx, by, {
+        operation: 'addUserGroup',
+        targetUserId: userId,
+        targetGroupId: groupId,
+        resourceVersion: groupVersion,
+      });
     for (const userId of removed)
-      await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
+      await this.audit.record(trx, by, {
+        operation: 'removeUserGroup',
+        targetUserId: userId,
+        targetGroupId: groupId,
+        resourceVersion: groupVersion,
+      });
   }
 
   async delete(groupId: string, by: ChangeAuthor, expected?: readonly number[]): Promise<'deleted' | 'no_group' | 'system_group'> {
@@ -269,8 +291,8 @@ export class KyselyGroupRepository implements GroupRepository {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return 'already_member';
-      await bumpBoth(trx, userId, groupId);
-      await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId });
+      const resourceVersion = await bumpBoth(trx, userId, groupId);
+      await this.audit.record(trx, by, { operation: 'addUserGroup', targetUserId: userId, targetGroupId: groupId, resourceVersion });
       return 'done';
     });
   }
@@ -284,8 +306,8 @@ export class KyselyGroupRepository implements GroupRepository {
       if (group.is_system && !fromSystemGroup) return 'system_group';
       const result = await trx.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', '=', groupId).executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return 'not_member';
-      await bumpBoth(trx, userId, groupId);
-      await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId });
+      const resourceVersion = await bumpBoth(trx, userId, groupId);
+      await this.audit.record(trx, by, { operation: 'removeUserGroup', targetUserId: userId, targetGroupId: groupId, resourceVersion });
       return 'done';
     });
   }
@@ -349,10 +371,17 @@ async function bumpMembers(db: Db, groupId: string, now: string): Promise<void> 
 }
 
 /** A membership shows on both sides: it moves the user's version and the group's. */
-async function bumpBoth(db: Db, userId: string, groupId: string): Promise<void> {
+/** Moves the versions of a user and a group whose membership changed; gives the group's new one. */
+async function bumpBoth(db: Db, userId: string, groupId: string): Promise<number> {
   const now = new Date().toISOString();
   await db.updateTable('users').set(nextVersion(now)).where('user_id', '=', userId).execute();
-  await db.updateTable('groups').set(nextVersion(now)).where('group_id', '=', groupId).execute();
+  const group = await db
+    .updateTable('groups')
+    .set(nextVersion(now))
+    .where('group_id', '=', groupId)
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return group.version;
 }
 
 /** Why a membership cannot change: no such user, or no such group. */

@@ -4,7 +4,7 @@
  * Never edit a migration that has shipped: add the next number.
  */
 import { randomBytes } from 'node:crypto';
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import { enforceUsername } from '../username/profile.js';
 import { present } from '../../lib/present.js';
 
@@ -217,6 +217,32 @@ export const MIGRATIONS: Record<string, Migration> = {
     async up(db: AnyDatabase) {
       await db.schema.alterTable('groups').addColumn('external_id', 'text').execute();
       await db.schema.alterTable('audit_events').addColumn('protocol', 'text').execute();
+    },
+  },
+  '0009_change_feed': {
+    // The audit trail becomes the change feed (docs/events.md): each event gets its place in
+    // the order of commit (`position`, audit-repository.ts says how it is assigned) and the
+    // version its resource is at after the change. Events already written are numbered in the
+    // order of their ids, which is the order they were written in.
+    async up(db: AnyDatabase) {
+      const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+      await db.schema.alterTable('audit_events').addColumn('resource_version', 'integer').execute();
+      await db.schema
+        .alterTable('audit_events')
+        .addColumn('position', postgres ? 'bigint' : 'integer')
+        .execute();
+      await sql`update audit_events set position = numbered.n
+        from (select event_id, row_number() over (order by event_id) as n from audit_events) as numbered
+        where numbered.event_id = audit_events.event_id`.execute(db);
+      if (postgres) {
+        await sql`create sequence audit_events_position_seq owned by audit_events.position`.execute(db);
+        await sql`select setval('audit_events_position_seq', coalesce((select max(position) from audit_events), 0) + 1, false)`.execute(db);
+        await sql`alter table audit_events alter column position set default nextval('audit_events_position_seq')`.execute(db);
+        await sql`alter table audit_events alter column position set not null`.execute(db);
+      }
+      await db.schema.createIndex('audit_events_position_idx').unique().on('audit_events').column('position').execute();
+      // The feed's filters: one resource's events (a user's, or a group's with its memberships), in order.
+      await db.schema.createIndex('audit_events_group_idx').on('audit_events').columns(['target_group_id', 'position']).execute();
     },
   },
 };

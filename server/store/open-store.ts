@@ -154,7 +154,7 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
 
 /** The service's store over an opened database: changes audited to audit_events, the schema migrated to this version's. */
 export function serviceStore(opened: OpenedDatabase, { onGroupCommit }: Pick<StoreOptions, 'onGroupCommit'> = {}): Promise<Store> {
-  const parts = { audit: new AuditWriter(opened.db), ...(onGroupCommit ? { onGroupCommit } : {}) };
+  const parts = { audit: new AuditWriter(opened.db, opened.traits), ...(onGroupCommit ? { onGroupCommit } : {}) };
   // The cause (EACCES, SQLITE_READONLY, SQLITE_FULL …) is what the operator acts on: main prints the chain.
   return migrated(assembleStore(opened, parts), opened.name, opened.migrate);
 }

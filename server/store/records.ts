@@ -188,6 +188,61 @@ export type AuditOperation =
   | 'logoutUser'
   | 'updateGroup';
 
+/** What a change was, as the change feed tells it (docs/events.md); one type per audit operation (event-types.ts). */
+export type ChangeEventType =
+  | 'user.created'
+  | 'user.updated'
+  | 'user.deleted'
+  | 'user.logged_out'
+  | 'user.attributes_updated'
+  | 'group.created'
+  | 'group.updated'
+  | 'group.deleted'
+  | 'group.member_added'
+  | 'group.member_removed'
+  | 'api_key.created'
+  | 'api_key.updated'
+  | 'api_key.revoked';
+
+/** A change as the feed and webhooks tell it: the audit event's row, thin (ids, version, field names). */
+export interface ChangeEvent {
+  event_id: string;
+  type: ChangeEventType;
+  timestamp: string;
+  data: {
+    resource: { type: 'user' | 'group' | 'api_key'; id: string; version: number | null };
+    member?: { user_id: string };
+    changed: string[];
+    actor: { type: 'api_key' | 'scim' | 'admin' | 'service'; id: string | null };
+    request_id: string | null;
+  };
+}
+
+/** A change event with its place in the order of commit, which the feed's cursors name. */
+export interface PlacedChangeEvent {
+  position: number;
+  event: ChangeEvent;
+}
+
+/** What a follower of the feed asks for (the store's side of get_events). */
+export interface FeedQuery {
+  /** After this place in the order of commit; from the first event at or after `since` when absent. */
+  after?: number;
+  /** The oldest time the feed reaches, for a follower without `after`. */
+  since: string;
+  /** Only these types (none: every type). */
+  types?: readonly ChangeEventType[];
+  /** Only events naming this user, group or API key. */
+  resourceId?: string;
+  limit: number;
+}
+
+export interface FeedPage {
+  events: PlacedChangeEvent[];
+  /** The last place in the order of commit when the page was read (0 for an empty log): every event up to it is final. */
+  head: number;
+}
+
 /** An audit event (migration 0004): one change, who made it, and through which door. */
 export interface AuditEvent {
   event_id: string;

@@ -19,6 +19,8 @@ import type {
   UsernameReport,
   UserQuery,
   ExpectedVersions,
+  FeedPage,
+  FeedQuery,
   StoredUser,
   UserSearch,
   UserSearchResult,
@@ -126,6 +128,10 @@ export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'permissions' | 'expires'
 export interface AuditRepository {
   /** Newest first. */
   list(query: AuditQuery): Promise<AuditPage>;
+  /** The change feed: events in the order of commit after a place in it, and the head of the log. */
+  feed(query: FeedQuery): Promise<FeedPage>;
+  /** The last place in the order of commit (0 for an empty log). */
+  head(): Promise<number>;
   /** Deletes up to `limit` of the oldest events older than `before`; returns how many. */
   prune(before: string, limit: number): Promise<number>;
 }

@@ -42,6 +42,10 @@ export interface AuditEventsTable {
   changed_fields: string;
   /** The protocol the change came through (`workspace`, `scim`); null for the admin command (migration 0008). */
   protocol: string | null;
+  /** Its place in the order of commit, from 1 (migration 0009; audit-repository.ts). */
+  position: Generated<number | string>;
+  /** The version its resource is at after the change; null where none has one (migration 0009). */
+  resource_version: number | null;
 }
 
 type StoredBoolean = number | boolean;

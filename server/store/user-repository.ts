@@ -204,8 +204,14 @@ export class KyselyUserRepository implements UserRepository {
               .where('name', '=', ALL_USERS_GROUP),
           )
           .execute();
-        await this.audit.record(trx, by, { operation: 'createUser', targetUserId: user.user_id, changedFields: fieldsSetOn(user) });
-        return present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
+        const created = present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
+        await this.audit.record(trx, by, {
+          operation: 'createUser',
+          targetUserId: user.user_id,
+          changedFields: fieldsSetOn(user),
+          resourceVersion: created.version,
+        });
+        return created;
       }),
     );
   }
@@ -243,8 +249,14 @@ export class KyselyUserRepository implements UserRepository {
       const [row] = (await trx.executeQuery(query(...parameters))).rows;
       // Nothing changed: answered outside the group's transaction, which a throw would undo.
       if (!row) return expected ? ('missed' as const) : undefined;
-      await this.audit.record(trx, by, { operation: 'updateUser', targetUserId: userId, changedFields: fieldsSetBy(changes) });
-      return this.#versioned(trx, row);
+      const updated = await this.#versioned(trx, row);
+      await this.audit.record(trx, by, {
+        operation: 'updateUser',
+        targetUserId: userId,
+        changedFields: fieldsSetBy(changes),
+        resourceVersion: updated.version,
+      });
+      return updated;
     };
     const written = await uniqueName(this.traits, 'username', () =>
       this.#commitGroup ? this.#commitGroup.run(update) : this.db.transaction().execute(update),
@@ -285,8 +297,14 @@ export class KyselyUserRepository implements UserRepository {
         .set({ sessions_valid_from: from, ...nextVersion(at) })
         .where('user_id', '=', userId)
         .execute();
-      await this.audit.record(trx, by, { operation: 'logoutUser', targetUserId: userId, changedFields: ['sessions_valid_from'] });
-      return this.#find(trx, 'user_id', userId);
+      const loggedOut = present(await this.#find(trx, 'user_id', userId), 'the user just logged out');
+      await this.audit.record(trx, by, {
+        operation: 'logoutUser',
+        targetUserId: userId,
+        changedFields: ['sessions_valid_from'],
+        resourceVersion: loggedOut.version,
+      });
+      return loggedOut;
     });
   }
 

@@ -9,7 +9,7 @@ from typing import Any
 from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
-from .models import AuditEventPage, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -296,6 +296,33 @@ class WorkspaceClient(BaseClient):
         if cursor is not None:
             body["cursor"] = cursor
         return self._call_model(AuditEventPage.from_json, "POST", "/api/public/get_audit_events", body, credentials=True)
+
+    def get_events(self, *, after: EventCursor | None = None, types: list[EventTypeFilter] | None = None, resource_id: str | None = None, limit: int | None = None, wait_seconds: int | None = None) -> EventPage:
+        """Follow the change feed.
+
+        Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches is answered 410 `cursor_expired`.
+
+        :param after: Follow on from here (a `next_cursor`); without it, from the oldest event the feed reaches (`EVENT_RETENTION_DAYS`, 30 by default).
+        :param types: Only events of these types; `user.*` names every type of users.
+        :param resource_id: Only events about this user, group (or its memberships) or API key.
+        :param limit: At most this many events; default 100.
+        :param wait_seconds: When no event follows the cursor, wait up to this long for one: the answer comes as soon as an event is committed, or empty when the time is up. Default 0: answer at once.
+
+        ``POST /api/public/get_events``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {}
+        if after is not None:
+            body["after"] = after
+        if types is not None:
+            body["types"] = list(types)
+        if resource_id is not None:
+            body["resource_id"] = resource_id
+        if limit is not None:
+            body["limit"] = limit
+        if wait_seconds is not None:
+            body["wait_seconds"] = wait_seconds
+        return self._call_model(EventPage.from_json, "POST", "/api/public/get_events", body, credentials=True)
 
     def get_health(self) -> Health:
         """Liveness.

@@ -9,9 +9,9 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "Event", "EventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "cursor_expired", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
 
 ApiKey: TypeAlias = str
@@ -20,13 +20,14 @@ ApiKey: TypeAlias = str
 ApiKeySecret: TypeAlias = str
 """The API key's secret, shown once when the key is created. Never returned by the API."""
 
-Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete"]
+Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete", "events_view"]
 """A permission an API key may hold; each operation's `x-permission` names the one it needs.
 `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
 user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
 Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
-(Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups. Keys
-made before a permission existed do not have it.
+(Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
+`events_view` lets a key follow the change feed (`get_events`). Keys made before a
+permission existed do not have it.
 """
 
 UserId: TypeAlias = str
@@ -121,6 +122,18 @@ AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser
 
 AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
 """The values of AuditEvent.protocol."""
+
+EventCursor: TypeAlias = str
+"""A place in the change feed, as `next_cursor` hands it out: follow from it to get what came after, exactly once. Opaque."""
+
+EventTypeFilter: TypeAlias = Literal["user.*", "group.*", "api_key.*", "user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked"]
+"""An event type (`user.updated`), or every type of one resource (`user.*`)."""
+
+EventType: TypeAlias = Literal["user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked"]
+"""What happened, as `<resource>.<what>`. A SCIM PATCH that deactivates a user is a
+`user.updated` whose `changed` is `["disabled"]`; `group.member_added` and
+`group.member_removed` name the user in `data.member`.
+"""
 
 HealthStatus: TypeAlias = Literal["ok"]
 """The values of Health.status."""
@@ -1056,6 +1069,64 @@ class AuditEventPage(Answer):
         return cls(
             events=[AuditEvent.from_json(item) for item in _decode.array(_decode.required(fields, "events", "AuditEventPage"), "AuditEventPage.events")],
             next_cursor=None if _decode.required(fields, "next_cursor", "AuditEventPage") is None else _decode.text(_decode.required(fields, "next_cursor", "AuditEventPage"), "AuditEventPage.next_cursor"),
+        )
+
+
+@dataclass(kw_only=True)
+class Event:
+    """One change to the directory, as the change feed and webhooks tell it: the same row as its audit event, written in the change's own transaction, so that a committed change always has its event and a change rolled back has none. Thin: ids, the version and the names of the fields changed, never a value, a password, a hash or a secret."""
+
+    event_id: str
+    """Unique; the audit event's `event_id`, and the `webhook-id` of its deliveries."""
+
+    type: EventType
+    """What happened."""
+
+    timestamp: datetime
+    """When the change was made."""
+
+    data: dict[str, Any]
+    """What changed, who changed it, and in which request."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"event_id": self.event_id, "type": self.type, "timestamp": self.timestamp.isoformat(), "data": self.data}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> Event:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "Event")
+        return cls(
+            event_id=_decode.text(_decode.required(fields, "event_id", "Event"), "Event.event_id"),
+            type=cast("EventType", _decode.text(_decode.required(fields, "type", "Event"), "Event.type")),
+            timestamp=_decode.date_time(_decode.required(fields, "timestamp", "Event"), "Event.timestamp"),
+            data=_decode.json_object(_decode.required(fields, "data", "Event"), "Event.data"),
+        )
+
+
+@dataclass(kw_only=True)
+class EventPage(Answer):
+    """Events in the order they were committed, oldest first."""
+
+    events: list[Event]
+    """The events after the cursor, oldest first; none when nothing followed it (in time, with `wait_seconds`)."""
+
+    next_cursor: EventCursor
+    """Always present: pass it as `after` (with the same filters) for what follows. A follower loops on it and sees every event exactly once, in the order of commit."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"events": [item.to_json() for item in self.events], "next_cursor": self.next_cursor}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> EventPage:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "EventPage")
+        return cls(
+            events=[Event.from_json(item) for item in _decode.array(_decode.required(fields, "events", "EventPage"), "EventPage.events")],
+            next_cursor=_decode.text(_decode.required(fields, "next_cursor", "EventPage"), "EventPage.next_cursor"),
         )
 
 
