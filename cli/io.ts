@@ -27,6 +27,11 @@ export interface CliIo {
   interactive: boolean;
   env: Record<string, string | undefined>;
   prompt: Prompter;
+  /**
+   * Aborted when the person asks a command that goes on (`events --follow`) to stop, so that
+   * it ends cleanly; the binary's is SIGINT or SIGTERM, listened for from the first call.
+   */
+  stopRequested(): AbortSignal;
 }
 
 /** Questions on the process's terminal; prompts go to stderr, so that stdout holds only the result (e.g. --json). */
@@ -45,6 +50,8 @@ const terminalPrompter: Prompter = {
   },
 };
 
+let stopping: AbortController | undefined;
+
 export const PROCESS_IO: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
@@ -52,4 +59,12 @@ export const PROCESS_IO: CliIo = {
   interactive: process.stdin.isTTY,
   env: process.env,
   prompt: terminalPrompter,
+  stopRequested() {
+    if (!stopping) {
+      const controller = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
+      stopping = controller;
+    }
+    return stopping.signal;
+  },
 };

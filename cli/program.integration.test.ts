@@ -294,6 +294,30 @@ describe('the workspace-users CLI, in process against the service', () => {
     );
   });
 
+  it('shows the change feed a page at a time, and follows it with --follow (one line, or one JSON line, per event) until stopped', async () => {
+    const page = await cli(['events', '--limit', '1000', '--json']);
+    assert.equal(page.code, 0, page.stderr);
+    let cursor = JSON.parse(page.stdout).next_cursor as string;
+    while (JSON.parse((await cli(['events', '--after', cursor, '--limit', '1000', '--json'])).stdout).events.length === 1000)
+      cursor = JSON.parse((await cli(['events', '--after', cursor, '--limit', '1000', '--json'])).stdout).next_cursor;
+    for (const json of [false, true]) {
+      const stop = new AbortController();
+      const test = testIo({ env: environment(), stop: stop.signal });
+      const following = runCli(['events', '--follow', '--type', 'user.*', '--after', cursor, ...(json ? ['--json'] : [])], test.io);
+      const user = await service.createUser({ username: `followed-${json}@example.com` });
+      while (!test.stdout().includes(user.user_id)) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop.abort();
+      assert.equal(await following, 0, test.stderr());
+      const lines = test.stdout().trimEnd().split('\n');
+      assert.equal(lines.length, 1, test.stdout());
+      if (json) assert.deepEqual([JSON.parse(lines[0]!).type, JSON.parse(lines[0]!).data.resource.id], ['user.created', user.user_id]);
+      else
+        assert.match(lines[0]!, new RegExp(`user\\.created +user ${user.user_id} v1 \\[username\\]  by api_key ${service.admin.api_key}`));
+      assert.match(test.stderr(), /stopped; to go on from here: --after \S+/);
+      cursor = /--after (\S+)/.exec(test.stderr())![1]!;
+    }
+  });
+
   it('has --help on every command', async () => {
     for (const command of [
       [],

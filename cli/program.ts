@@ -14,6 +14,7 @@ import { commandContext } from './command-context.js';
 import { addAttributesCommand } from './commands/attributes.js';
 import { addAuditCommand } from './commands/audit.js';
 import { addAuthCommand } from './commands/auth.js';
+import { addEventsCommand } from './commands/events.js';
 import { addGroupCommands } from './commands/groups.js';
 import { addImportCommand } from './commands/import.js';
 import { addUserCommands } from './commands/users.js';
@@ -37,6 +38,7 @@ function buildProgram(io: CliIo): Command {
   addAttributesCommand(program, context);
   addGroupCommands(program, context);
   addAuditCommand(program, context);
+  addEventsCommand(program, context);
   addImportCommand(program, context);
   return program;
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../lib/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { createWorkspaceClient, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
+import { createWorkspaceClient, eachEvent, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
+import { PERMISSIONS } from '../lib/contract/operations.js';
 import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 describe('the TypeScript SDK against the real service', () => {
@@ -24,7 +25,7 @@ describe('the TypeScript SDK against the real service', () => {
 
   it('runs the whole lifecycle: validate, create, get, update, list, group add and remove, delete', async () => {
     const checked = await sdk.validateCredentials();
-    assert.equal(checked.data?.permissions.length, 11);
+    assert.deepEqual(checked.data?.permissions, [...PERMISSIONS]);
 
     const created = await sdk.createUser({ target_user: { username: 'Ada@Example.com', first_name: 'Ada', password: 'Correct-Horse-42' } });
     assert.ok(created.data, JSON.stringify(created.error));
@@ -120,6 +121,48 @@ describe('the TypeScript SDK against the real service', () => {
         for await (const user of eachUser({}, { client: wrong })) assert.fail(`yielded ${user.user_id}`);
       },
       (error: unknown) => error instanceof WorkspaceCallError && error.error.code === 'invalid_credentials',
+    );
+  });
+
+  it('follows the change feed with eachEvent: each new event once, on through a dropped connection, until aborted', async () => {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await sdk.getEvents({ limit: 1000, ...(cursor ? { after: cursor } : {}) });
+      cursor = page.data!.next_cursor;
+      if (page.data!.events.length < 1000) break;
+    }
+    let dropped = 0;
+    const flaky = createWorkspaceClient({
+      baseUrl: service.baseUrl,
+      ...service.admin,
+      retry: false,
+      // The first request of the feed gets no answer: the iterator tries again from its cursor.
+      fetch: async (request) => {
+        if (++dropped === 1) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+        return fetch(request);
+      },
+    });
+    const stop = new AbortController();
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const event of eachEvent({ after: cursor!, types: ['user.created'] }, { client: flaky, signal: stop.signal })) {
+        seen.push(event.data.resource.id);
+        if (seen.length === 3) stop.abort();
+      }
+    })();
+    const made: string[] = [];
+    for (const name of ['pia', 'quin', 'rex']) made.push((await service.createUser({ username: `${name}@feed.example` })).user_id);
+    await following;
+    assert.deepEqual(seen, made);
+    assert.ok(dropped >= 2, 'a request was dropped and the feed went on');
+
+    const without = await service.createKey({ permissions: ['users_view'] });
+    const refused = createWorkspaceClient({ baseUrl: service.baseUrl, ...without });
+    await assert.rejects(
+      async () => {
+        for await (const event of eachEvent({}, { client: refused })) assert.fail(`yielded ${event.event_id}`);
+      },
+      (error: unknown) => error instanceof WorkspaceCallError && error.error.code === 'permission_denied',
     );
   });
 

@@ -14,7 +14,12 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../generated/workspace/types.js';
 import type { Credentials } from '../lib/contract/credentials.js';
+import { WorkspaceCallError } from './call-error.js';
+import { eachEventFrom, type EachEventOptions, type ChangeEvent } from './each-event.js';
+import { pause } from './pause.js';
 import { nextWait, type RetryOptions, retryPolicy } from './retry.js';
+export { WorkspaceCallError } from './call-error.js';
+export { EACH_EVENT_WAIT_SECONDS, type ChangeEvent, type EachEventOptions } from './each-event.js';
 export type { Credentials } from '../lib/contract/credentials.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 
@@ -216,19 +221,6 @@ async function refusedOrigin(baseUrl: string, fetchOne: (request: Request) => Pr
   }
 }
 
-/** Waits, or stops waiting when the caller aborts (the loop then returns what it has). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** A client with its own settings; the named exports below share one made from the environment. */
 export function createWorkspaceClient(options: WorkspaceClientOptions = {}): WorkspaceClient {
   const baseUrl = (options.baseUrl ?? environment('WORKSPACE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -370,14 +362,6 @@ export const createGroup: WorkspaceClient['createGroup'] = (params, options) => 
 export const updateGroup: WorkspaceClient['updateGroup'] = (params, options) => client().updateGroup(params, options);
 export const deleteGroup: WorkspaceClient['deleteGroup'] = (params, options) => client().deleteGroup(params, options);
 
-/** An error answer met while going through a listing; `error` is the contract's error body or a ClientFailure. */
-export class WorkspaceCallError extends Error {
-  constructor(readonly error: ApiError | ClientFailure) {
-    super(error.error_message);
-    this.name = 'WorkspaceCallError';
-  }
-}
-
 export interface EachUserOptions extends CallOptions {
   /** The client to ask; default the one the named exports share. */
   client?: WorkspaceClient;
@@ -406,4 +390,18 @@ export async function* eachUser(
     yield* result.data.users;
     cursor = result.data.next_cursor;
   } while (cursor);
+}
+
+/**
+ * Every event of the change feed from `after` (or the oldest it reaches), once, in the order
+ * of commit, by long poll, until the signal aborts (each-event.ts): resumes from its cursor
+ * after failures that pass, and throws a WorkspaceCallError for one that does not.
+ *
+ *     for await (const event of eachEvent({ types: ['user.*'] })) …
+ */
+export function eachEvent(
+  params: Omit<Params<'getEvents'>, 'wait_seconds'> = {},
+  { client: via = client(), ...options }: EachEventOptions = {},
+): AsyncGenerator<ChangeEvent, void, undefined> {
+  return eachEventFrom(via, params, options);
 }

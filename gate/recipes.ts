@@ -81,6 +81,7 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
     return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
   },
   getAuditEvents: async (f) => ({ body: { ...f.admin, page_size: 10 } }),
+  getEvents: async (f) => ({ body: { ...f.admin, types: ['user.*'], limit: 10 } }),
   getAttributes: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
   updateUserAttributes: async (f) => ({
     body: {
@@ -178,6 +179,8 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
   'addUserGroup 404': async (f) => ({
     body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } },
   }),
+  // A cursor that read up to 1 January 1970: older than any feed reaches.
+  'getEvents 410': async (f) => ({ body: { ...f.admin, after: Buffer.from('1.1000').toString('base64url') } }),
   'removeUserGroup 404': async (f) => ({
     body: { ...f.admin, target_user: { user_id: randomHex(16) }, target_group: { group_id: (await f.systemGroup()).group_id } },
   }),

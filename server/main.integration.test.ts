@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runScript } from '../lib/testing/run-script.js';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { present } from '../lib/present.js';
+import { PERMISSIONS } from '../lib/contract/operations.js';
 import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from '../lib/testing/service-process.js';
@@ -35,7 +36,7 @@ describe('npm start', () => {
 
     const checked = await post(`${first.url}/api/public/validate_credentials`, key);
     assert.equal(checked.status, 200);
-    assert.equal(checked.body.permissions.length, 11);
+    assert.deepEqual(checked.body.permissions, [...PERMISSIONS]);
     const created = await post(`${first.url}/api/public/create_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(created.status, 200);
     const logLines = first

@@ -15,6 +15,8 @@ export interface TestIoOptions {
   env?: Record<string, string | undefined>;
   /** The answers to the prompts, in order. */
   answers?: string[];
+  /** What stops a command that goes on (events --follow), as SIGINT stops the binary's. */
+  stop?: AbortSignal;
 }
 
 export interface TestIo {
@@ -25,7 +27,14 @@ export interface TestIo {
   asked: string[];
 }
 
-export function testIo({ stdin = '', interactive = false, columns, env = {}, answers = [] }: TestIoOptions = {}): TestIo {
+export function testIo({
+  stdin = '',
+  interactive = false,
+  columns,
+  env = {},
+  answers = [],
+  stop = new AbortController().signal,
+}: TestIoOptions = {}): TestIo {
   let stdout = '';
   let stderr = '';
   const asked: string[] = [];
@@ -48,6 +57,7 @@ export function testIo({ stdin = '', interactive = false, columns, env = {}, ans
       interactive,
       env,
       prompt: { text: answer, secret: answer, confirm: async (question) => /^y(es)?$/i.test(await answer(question)) },
+      stopRequested: () => stop,
     },
     stdout: () => stdout,
     stderr: () => stderr,

@@ -183,6 +183,24 @@ expect_error(lambda: client.get_audit_events(cursor="bm90LWEtY3Vyc29y"), 400, "i
 expect_error(lambda: limited.get_audit_events(), 403, "permission_denied")
 done.append("getAuditEvents")
 
+# The change feed: every change in the order of commit, the user's among them; then followed on.
+feed = client.get_events(limit=1000)
+while len(feed.events) == 1000:
+    feed = client.get_events(after=feed.next_cursor, limit=1000)
+created_events = [event for event in client.get_events(types=["user.*"], resource_id=created.user_id, limit=1000).events]
+assert [event.type for event in created_events][0] == "user.created", created_events
+assert created_events[0].data.resource.id == created.user_id and created_events[0].data.actor.type == "api_key"
+expect_error(lambda: client.get_events(after="bm90LWEtY3Vyc29y"), 400, "invalid_cursor")
+expect_error(lambda: client.get_events(after="MS4xMDAw"), 410, "cursor_expired")
+expect_error(lambda: limited.get_events(), 403, "permission_denied")
+followed = client.create_user(target_user=NewUser(username="followed@example.com")).user
+cursors: list[str] = []
+for event in client.each_event(after=feed.next_cursor, types=["user.created"], wait_seconds=5, on_cursor=cursors.append):
+    assert event.type == "user.created" and event.data.resource.id == followed.user_id, event
+    break
+client.delete_user(target_user=UserRef(user_id=followed.user_id))
+done.append("getEvents")
+
 index = client.get_service_index()
 assert index.links.api_reference == "/docs" and index.links.scim == "/scim/v2", index
 done.append("getServiceIndex")

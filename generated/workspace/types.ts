@@ -1154,6 +1154,43 @@ export interface components {
          * @enum {string}
          */
         EventType: "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked";
+        /** @description The user, group or API key changed. */
+        EventResource: {
+            /**
+             * @description What kind of resource it is.
+             * @enum {string}
+             */
+            type: "user" | "group" | "api_key";
+            /** @description The user's `user_id`, the group's `group_id` or the key's `api_key`. */
+            id: string;
+            /** @description The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version. */
+            version: number | null;
+        };
+        /** @description The user who joined or left the group (`group.member_added`, `group.member_removed`). */
+        EventMember: {
+            /** @description The member's `user_id`. */
+            user_id: string;
+        };
+        /** @description Who made the change. */
+        EventActor: {
+            /**
+             * @description A key through this API (`api_key`), an identity provider through SCIM (`scim`), `npm run admin` (`admin`), or the service itself (`service`: the first API key on an empty database).
+             * @enum {string}
+             */
+            type: "api_key" | "scim" | "admin" | "service";
+            /** @description The API key that made the change; null for `admin` and `service`. */
+            id: string | null;
+        };
+        /** @description What changed, who changed it, and in which request. */
+        EventData: {
+            resource: components["schemas"]["EventResource"];
+            member?: components["schemas"]["EventMember"];
+            /** @description The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership. */
+            changed: string[];
+            actor: components["schemas"]["EventActor"];
+            /** @description The request's `X-Request-Id`; null for `npm run admin` and the service's own changes. */
+            request_id: string | null;
+        };
         /** @description One change to the directory, as the change feed and webhooks tell it: the same row as its audit event, written in the change's own transaction, so that a committed change always has its event and a change rolled back has none. Thin: ids, the version and the names of the fields changed, never a value, a password, a hash or a secret. */
         Event: {
             /** @description Unique; the audit event's `event_id`, and the `webhook-id` of its deliveries. */
@@ -1165,34 +1202,7 @@ export interface components {
              * @description When the change was made.
              */
             timestamp: string;
-            /** @description What changed, who changed it, and in which request. */
-            data: {
-                resource: {
-                    /** @enum {string} */
-                    type: "user" | "group" | "api_key";
-                    /** @description The user's `user_id`, the group's `group_id` or the key's `api_key`. */
-                    id: string;
-                    /** @description The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version. */
-                    version: number | null;
-                };
-                /** @description The user who joined or left the group (`group.member_added`, `group.member_removed`). */
-                member?: {
-                    user_id: string;
-                };
-                /** @description The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership. */
-                changed: string[];
-                actor: {
-                    /**
-                     * @description Who made the change: a key through this API (`api_key`), an identity provider through SCIM (`scim`), `npm run admin` (`admin`), or the service itself (`service`: the first API key on an empty database).
-                     * @enum {string}
-                     */
-                    type: "api_key" | "scim" | "admin" | "service";
-                    /** @description The API key that made the change; null for `admin` and `service`. */
-                    id: string | null;
-                };
-                /** @description The request's `X-Request-Id`; null for `npm run admin` and the service's own changes. */
-                request_id: string | null;
-            };
+            data: components["schemas"]["EventData"];
         };
         /** @description Events in the order they were committed, oldest first. */
         EventPage: {

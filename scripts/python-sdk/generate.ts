@@ -327,9 +327,51 @@ const EACH_USER = [
   '            page = self.get_users(cursor=page.next_cursor, page_size=page_size)',
 ];
 
+/** The change feed followed by long poll, as the TypeScript SDK's eachEvent: written here, beside the generated get_events. */
+const EACH_EVENT = [
+  '',
+  '    def each_event(',
+  '        self,',
+  '        *,',
+  '        after: EventCursor | None = None,',
+  '        types: list[EventTypeFilter] | None = None,',
+  '        resource_id: str | None = None,',
+  '        wait_seconds: int = 20,',
+  '        on_cursor: Callable[[str], None] | None = None,',
+  '    ) -> Iterator[Event]:',
+  '        """Every event of the change feed from ``after`` (or the oldest it reaches), once, in the order of commit.',
+  '',
+  '        A long poll that goes on for ever: it resumes from its cursor after a failure that passes',
+  '        (TransportError, 429, 5xx), waiting longer each time up to 30 s, and raises ApiError for any other',
+  '        (a key without events_view; 410 cursor_expired, which asks for a resync). ``on_cursor`` is told',
+  '        each cursor once its page has been yielded: keep it to resume from after a restart. ``wait_seconds``',
+  "        must stay below the client's timeout.",
+  '',
+  '        for event in client.each_event(types=["user.*"]): ...',
+  '        """',
+  '        failures = 0',
+  '        while True:',
+  '            try:',
+  '                page = self.get_events(after=after, types=types, resource_id=resource_id, wait_seconds=wait_seconds)',
+  '            except TransportError:',
+  '                pass',
+  '            except ApiError as error:',
+  '                if error.status != 429 and error.status < 500:',
+  '                    raise',
+  '            else:',
+  '                failures = 0',
+  '                yield from page.events',
+  '                after = page.next_cursor',
+  '                if on_cursor is not None:',
+  '                    on_cursor(after)',
+  '                continue',
+  '            failures += 1',
+  '            time.sleep(min(30.0, 0.25 * 2**failures))',
+];
+
 function clientModule(document: OpenApiDocument, operations: Operation[], aliases: Aliases): string {
   const modelNames = new Set<string>();
-  const body = [...operations.flatMap((operation) => clientMethod(document, operation, aliases)), ...EACH_USER];
+  const body = [...operations.flatMap((operation) => clientMethod(document, operation, aliases)), ...EACH_USER, ...EACH_EVENT];
   for (const line of body) {
     for (const match of line.matchAll(/\b([A-Z][A-Za-z0-9]*)\b/g)) {
       if (document.components.schemas[match[1]!] || aliases.has(match[1]!)) modelNames.add(match[1]!);
@@ -342,13 +384,15 @@ function clientModule(document: OpenApiDocument, operations: Operation[], aliase
     '',
     'from __future__ import annotations',
     '',
-    `from collections.abc import Iterator${text.includes('Mapping[') ? ', Mapping' : ''}`,
+    ...(/\btime\.sleep\b/.test(text) ? ['import time'] : []),
+    `from collections.abc import ${text.includes('Callable[') ? 'Callable, ' : ''}Iterator${text.includes('Mapping[') ? ', Mapping' : ''}`,
     ...(/\bdatetime\b/.test(text) ? ['from datetime import datetime'] : []),
     ...(typing.length ? [`from typing import ${typing.join(', ')}`] : []),
     '',
     ...(text.includes('_decode.') ? ['from . import _decode'] : []),
     ...(text.includes('_encode.') ? ['from . import _encode'] : []),
     `from ._http import BaseClient${/-> Call:/.test(text) ? ', Call' : ''}`,
+    ...(/\bApiError\b/.test(text) ? ['from .errors import ApiError, TransportError'] : []),
     `from .models import ${[...modelNames].sort().join(', ')}`,
     '',
     '__all__ = ["WorkspaceClient"]',

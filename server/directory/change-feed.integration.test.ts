@@ -48,7 +48,15 @@ describe(`the change feed (${TEST_STORE})`, () => {
     const { events } = await followAll(start, { resourceId: id });
     assert.deepEqual(
       events.map((event) => event.type),
-      ['user.created', 'user.updated', 'group.member_added', 'group.member_removed', 'user.logged_out', 'user.attributes_updated', 'user.deleted'],
+      [
+        'user.created',
+        'user.updated',
+        'group.member_added',
+        'group.member_removed',
+        'user.logged_out',
+        'user.attributes_updated',
+        'user.deleted',
+      ],
     );
     const [created, updated, added, removed, logout] = events as [ChangeEvent, ChangeEvent, ChangeEvent, ChangeEvent, ChangeEvent];
     assert.deepEqual(created.data.resource, { type: 'user', id, version: user.version });
@@ -72,7 +80,9 @@ describe(`the change feed (${TEST_STORE})`, () => {
     await assertRefuses(aUser(directory, { username: taken.record.username }), { kind: 'name_taken' });
     // The group is inserted, and its event written, before its members are found missing: all undone.
     await assertRefuses(aGroup(directory, { members: ['0'.repeat(32)] }), { kind: 'unknown_members' });
-    await assertRefuses(directory.users.update(taken.record.user_id, { first_name: 'x' }, TEST_SETUP, [taken.version + 5]), { kind: 'stale_version' });
+    await assertRefuses(directory.users.update(taken.record.user_id, { first_name: 'x' }, TEST_SETUP, [taken.version + 5]), {
+      kind: 'stale_version',
+    });
     assert.deepEqual((await followAll(start)).events, []);
   });
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
 from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
-from .models import AuditEventPage, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .errors import ApiError, TransportError
+from .models import AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
 
 __all__ = ["WorkspaceClient"]
 
@@ -378,3 +380,41 @@ class WorkspaceClient(BaseClient):
             if not page.next_cursor:
                 return
             page = self.get_users(cursor=page.next_cursor, page_size=page_size)
+
+    def each_event(
+        self,
+        *,
+        after: EventCursor | None = None,
+        types: list[EventTypeFilter] | None = None,
+        resource_id: str | None = None,
+        wait_seconds: int = 20,
+        on_cursor: Callable[[str], None] | None = None,
+    ) -> Iterator[Event]:
+        """Every event of the change feed from ``after`` (or the oldest it reaches), once, in the order of commit.
+
+        A long poll that goes on for ever: it resumes from its cursor after a failure that passes
+        (TransportError, 429, 5xx), waiting longer each time up to 30 s, and raises ApiError for any other
+        (a key without events_view; 410 cursor_expired, which asks for a resync). ``on_cursor`` is told
+        each cursor once its page has been yielded: keep it to resume from after a restart. ``wait_seconds``
+        must stay below the client's timeout.
+
+        for event in client.each_event(types=["user.*"]): ...
+        """
+        failures = 0
+        while True:
+            try:
+                page = self.get_events(after=after, types=types, resource_id=resource_id, wait_seconds=wait_seconds)
+            except TransportError:
+                pass
+            except ApiError as error:
+                if error.status != 429 and error.status < 500:
+                    raise
+            else:
+                failures = 0
+                yield from page.events
+                after = page.next_cursor
+                if on_cursor is not None:
+                    on_cursor(after)
+                continue
+            failures += 1
+            time.sleep(min(30.0, 0.25 * 2**failures))

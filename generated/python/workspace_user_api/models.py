@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "Event", "EventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "cursor_expired", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
@@ -134,6 +134,12 @@ EventType: TypeAlias = Literal["user.created", "user.updated", "user.deleted", "
 `user.updated` whose `changed` is `["disabled"]`; `group.member_added` and
 `group.member_removed` name the user in `data.member`.
 """
+
+EventResourceType: TypeAlias = Literal["user", "group", "api_key"]
+"""The values of EventResource.type."""
+
+EventActorType: TypeAlias = Literal["api_key", "scim", "admin", "service"]
+"""The values of EventActor.type."""
 
 HealthStatus: TypeAlias = Literal["ok"]
 """The values of Health.status."""
@@ -1073,6 +1079,120 @@ class AuditEventPage(Answer):
 
 
 @dataclass(kw_only=True)
+class EventResource:
+    """The user, group or API key changed."""
+
+    type: EventResourceType
+    """What kind of resource it is."""
+
+    id: str
+    """The user's `user_id`, the group's `group_id` or the key's `api_key`."""
+
+    version: int | None
+    """The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"type": self.type, "id": self.id, "version": self.version}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> EventResource:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "EventResource")
+        return cls(
+            type=cast("EventResourceType", _decode.text(_decode.required(fields, "type", "EventResource"), "EventResource.type")),
+            id=_decode.text(_decode.required(fields, "id", "EventResource"), "EventResource.id"),
+            version=None if _decode.required(fields, "version", "EventResource") is None else _decode.integer(_decode.required(fields, "version", "EventResource"), "EventResource.version"),
+        )
+
+
+@dataclass(kw_only=True)
+class EventMember:
+    """The user who joined or left the group (`group.member_added`, `group.member_removed`)."""
+
+    user_id: str
+    """The member's `user_id`."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"user_id": self.user_id}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> EventMember:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "EventMember")
+        return cls(
+            user_id=_decode.text(_decode.required(fields, "user_id", "EventMember"), "EventMember.user_id"),
+        )
+
+
+@dataclass(kw_only=True)
+class EventActor:
+    """Who made the change."""
+
+    type: EventActorType
+    """A key through this API (`api_key`), an identity provider through SCIM (`scim`), `npm run admin` (`admin`), or the service itself (`service`: the first API key on an empty database)."""
+
+    id: str | None
+    """The API key that made the change; null for `admin` and `service`."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"type": self.type, "id": self.id}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> EventActor:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "EventActor")
+        return cls(
+            type=cast("EventActorType", _decode.text(_decode.required(fields, "type", "EventActor"), "EventActor.type")),
+            id=None if _decode.required(fields, "id", "EventActor") is None else _decode.text(_decode.required(fields, "id", "EventActor"), "EventActor.id"),
+        )
+
+
+@dataclass(kw_only=True)
+class EventData:
+    """What changed, who changed it, and in which request."""
+
+    resource: EventResource
+    """The user, group or API key changed."""
+
+    member: EventMember | None = None
+    """The user who joined or left the group (`group.member_added`, `group.member_removed`)."""
+
+    changed: list[str]
+    """The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership."""
+
+    actor: EventActor
+    """Who made the change."""
+
+    request_id: str | None
+    """The request's `X-Request-Id`; null for `npm run admin` and the service's own changes."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"resource": self.resource.to_json(), "changed": list(self.changed), "actor": self.actor.to_json(), "request_id": self.request_id}
+        if self.member is not None:
+            body["member"] = self.member.to_json()
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> EventData:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "EventData")
+        return cls(
+            resource=EventResource.from_json(_decode.required(fields, "resource", "EventData")),
+            member=EventMember.from_json(fields["member"]) if "member" in fields else None,
+            changed=[_decode.text(item, "EventData.changed[]") for item in _decode.array(_decode.required(fields, "changed", "EventData"), "EventData.changed")],
+            actor=EventActor.from_json(_decode.required(fields, "actor", "EventData")),
+            request_id=None if _decode.required(fields, "request_id", "EventData") is None else _decode.text(_decode.required(fields, "request_id", "EventData"), "EventData.request_id"),
+        )
+
+
+@dataclass(kw_only=True)
 class Event:
     """One change to the directory, as the change feed and webhooks tell it: the same row as its audit event, written in the change's own transaction, so that a committed change always has its event and a change rolled back has none. Thin: ids, the version and the names of the fields changed, never a value, a password, a hash or a secret."""
 
@@ -1085,12 +1205,12 @@ class Event:
     timestamp: datetime
     """When the change was made."""
 
-    data: dict[str, Any]
+    data: EventData
     """What changed, who changed it, and in which request."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"event_id": self.event_id, "type": self.type, "timestamp": self.timestamp.isoformat(), "data": self.data}
+        body: dict[str, Any] = {"event_id": self.event_id, "type": self.type, "timestamp": self.timestamp.isoformat(), "data": self.data.to_json()}
         return body
 
     @classmethod
@@ -1101,7 +1221,7 @@ class Event:
             event_id=_decode.text(_decode.required(fields, "event_id", "Event"), "Event.event_id"),
             type=cast("EventType", _decode.text(_decode.required(fields, "type", "Event"), "Event.type")),
             timestamp=_decode.date_time(_decode.required(fields, "timestamp", "Event"), "Event.timestamp"),
-            data=_decode.json_object(_decode.required(fields, "data", "Event"), "Event.data"),
+            data=EventData.from_json(_decode.required(fields, "data", "Event")),
         )
 
 

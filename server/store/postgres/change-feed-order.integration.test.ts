@@ -53,7 +53,7 @@ describe('PostgreSQL: the change feed in the order of commit', () => {
     }
   }
 
-  it("never steps past an event whose transaction took its place first and commits last", async () => {
+  it('never steps past an event whose transaction took its place first and commits last', async () => {
     const start = await store.audit.head();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -108,10 +108,20 @@ describe('PostgreSQL: the change feed in the order of commit', () => {
     assert.equal(seen.length, users.length * 2 * 15, 'every update once');
     assert.equal(new Set(seen.map((placed) => placed.event.event_id)).size, seen.length, 'none twice');
     const positions = seen.map((placed) => placed.position);
-    assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'in the order of their places');
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+      'in the order of their places',
+    );
     for (const userId of users) {
-      const versions = seen.filter((placed) => placed.event.data.resource.id === userId).map((placed) => placed.event.data.resource.version!);
-      assert.deepEqual(versions, [...versions].sort((a, b) => a - b), "each user's versions in the order they were made");
+      const versions = seen
+        .filter((placed) => placed.event.data.resource.id === userId)
+        .map((placed) => placed.event.data.resource.version!);
+      assert.deepEqual(
+        versions,
+        [...versions].sort((a, b) => a - b),
+        "each user's versions in the order they were made",
+      );
     }
   });
 });
