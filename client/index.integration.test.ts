@@ -145,7 +145,7 @@ describe('the TypeScript SDK against the real service', () => {
     const stop = new AbortController();
     const seen: string[] = [];
     const following = (async () => {
-      for await (const event of eachEvent({ after: cursor!, types: ['user.created'] }, { client: flaky, signal: stop.signal })) {
+      for await (const event of eachEvent({ after: cursor, types: ['user.created'] }, { client: flaky, signal: stop.signal })) {
         seen.push(event.data.resource.id);
         if (seen.length === 3) stop.abort();
       }

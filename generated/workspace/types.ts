@@ -1183,10 +1183,13 @@ export interface components {
         };
         /** @description What changed, who changed it, and in which request. */
         EventData: {
+            /** @description The user, group or API key changed. */
             resource: components["schemas"]["EventResource"];
+            /** @description For a membership, the user who joined or left. */
             member?: components["schemas"]["EventMember"];
             /** @description The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership. */
             changed: string[];
+            /** @description Who made the change. */
             actor: components["schemas"]["EventActor"];
             /** @description The request's `X-Request-Id`; null for `npm run admin` and the service's own changes. */
             request_id: string | null;
@@ -1202,6 +1205,7 @@ export interface components {
              * @description When the change was made.
              */
             timestamp: string;
+            /** @description What changed, who changed it, and in which request. */
             data: components["schemas"]["EventData"];
         };
         /** @description Events in the order they were committed, oldest first. */

@@ -1161,7 +1161,7 @@ class EventData:
     """The user, group or API key changed."""
 
     member: EventMember | None = None
-    """The user who joined or left the group (`group.member_added`, `group.member_removed`)."""
+    """For a membership, the user who joined or left."""
 
     changed: list[str]
     """The fields set or changed, by name (`password` when a password was set); empty for a deletion or a membership."""
