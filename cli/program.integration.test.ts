@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { verifyPassword } from '../server/testing/passwords.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/testing/test-setup.js';
 import { runCli } from './program.js';
 import { testIo, type TestIoOptions } from './testing/cli-io.js';
 
@@ -19,6 +18,7 @@ interface Run {
 describe('the workspace-users CLI, in process against the service', () => {
   let service: TestService;
   let directory: string;
+  let engineering: string;
   const environment = () => ({
     WORKSPACE_URL: service.baseUrl,
     WORKSPACE_API_KEY: service.admin.api_key,
@@ -33,7 +33,7 @@ describe('the workspace-users CLI, in process against the service', () => {
 
   before(async () => {
     service = await startTestService();
-    await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
+    engineering = (await service.createGroup({ name: 'Engineering' })).group_id;
     directory = await mkdtemp(join(tmpdir(), 'workspace-cli-'));
   });
   after(async () => {
@@ -78,7 +78,7 @@ describe('the workspace-users CLI, in process against the service', () => {
     const table = await cli(['list']);
     assert.match(table.stdout, /grace@example.com .*Grace Hopper .*locked/);
 
-    const removed = await cli(['group', 'remove', user_id, 'e'.repeat(32)]);
+    const removed = await cli(['group', 'remove', user_id, engineering]);
     assert.equal(removed.code, 0, removed.stderr);
 
     const deleted = await cli(['delete', user_id, '--yes']);
@@ -223,8 +223,8 @@ describe('the workspace-users CLI, in process against the service', () => {
       organization: '\u009b31mRed\nForged line',
     };
     const user = await service.createUser(hostile);
-    await service.store.groups.create({ group_id: 'f'.repeat(32), name: 'Ops\x1b[5m' }, TEST_SETUP);
-    await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: 'f'.repeat(32) } });
+    const ops = await service.createGroup({ name: 'Ops\x1b[5m' });
+    await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: ops.group_id } });
     for (const args of [
       ['list'],
       ['list', '--json'],

@@ -4,7 +4,6 @@ import { freePort } from '../lib/testing/ports.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
 import { createWorkspaceClient, eachEvent, eachUser, pathOf, WorkspaceCallError, type WorkspaceClient } from './index.js';
 import { PERMISSIONS } from '../lib/contract/operations.js';
-import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 describe('the TypeScript SDK against the real service', () => {
   let service: TestService;
@@ -13,7 +12,7 @@ describe('the TypeScript SDK against the real service', () => {
   before(async () => {
     service = await startTestService();
     sdk = createWorkspaceClient({ baseUrl: service.baseUrl, ...service.admin });
-    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
+    engineering = await service.createGroup({ name: 'Engineering' });
   });
   after(() => service.close());
 

@@ -13,7 +13,6 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { TEST_STORE } from '../server/testing/database.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 const python3 = TOOLS.python3();
 
@@ -32,7 +31,7 @@ describe(
     after(() => service.close());
 
     it('validates its key, creates 250 users, finds each through one get_users, updates, changes groups and deletes, both ways', async () => {
-      await service.store.groups.create({ group_id: 'd'.repeat(32), name: 'Developers' }, TEST_SETUP);
+      await service.createGroup({ name: 'Developers' });
       const { stdout } = await promisify(execFile)('python3', [join(PROJECT_ROOT, 'contract-tests/kasm/compatibility.py')], {
         env: {
           ...process.env,

@@ -17,7 +17,6 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
-import { TEST_SETUP } from '../server/testing/test-setup.js';
 
 const run = promisify(execFile);
 const python3 = TOOLS.python3();
@@ -34,7 +33,7 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
   after(() => service.close());
 
   it('drives every operation of the contract against the real service, and reads every kind of error body', async () => {
-    const group = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
+    const group = await service.createGroup({ name: 'Engineering' });
     const limited = await service.createKey({ permissions: [] });
     const { stdout } = await run('python3', [DRIVER], {
       env: {

@@ -42,7 +42,7 @@ describe('the contract gate', { timeout: 600_000 }, () => {
     // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22", "SCIM patchUser invalid: 400×100".
     const tallies = results[2]!.details ?? [];
     assert.equal(tallies.length, (CONTRACT_OPERATIONS.length + SCIM_CONTRACT_OPERATIONS.length) * 2);
-    assert.equal(CONTRACT_OPERATIONS.length, 26, 'sixteen JSON operations, five GETs and their five HEADs');
+    assert.equal(CONTRACT_OPERATIONS.length, 27, 'seventeen JSON operations, five GETs and their five HEADs');
     assert.equal(SCIM_CONTRACT_OPERATIONS.length, 17, 'five discovery operations, six on Users and six on Groups');
     for (const tally of tallies) {
       const sent = [...tally.matchAll(/×(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
@@ -126,7 +126,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '5'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 400 transactions \(186 workspace, 214 SCIM\), 322 passed, 0 failed, 78 not checked/);
-      assert.match(run.stdout, /ok {3}fuzz: 43 operations, 430 requests \(215 valid, 215 invalid\), 0 failures/);
+      assert.match(run.stdout, /ok {3}fuzz: 44 operations, 440 requests \(220 valid, 220 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
       // At once again: its failed checks and its 429s locked nothing out.
       const again = await runScript('gate/main.ts', ['--base-url', service.url, '--only', 'dredd'], env);

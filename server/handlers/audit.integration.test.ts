@@ -56,10 +56,7 @@ describe(`the audit trail (${TEST_STORE})`, () => {
     );
 
     const group = await service.store.groups.list().then((groups) => groups[0]!);
-    const other = await service.store.groups.create(
-      { group_id: 'c'.repeat(32), name: 'Compliance' },
-      { actor: 'test-setup', requestId: null, protocol: null },
-    );
+    const other = await service.createGroup({ name: 'Compliance' });
     const added = await eventsOf(() =>
       service.callAsAdmin('add_user_group', { target_user: { user_id: userId }, target_group: { group_id: other.group_id } }),
     );

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../testing/service.js';
-import { TEST_SETUP } from '../testing/test-setup.js';
 
 describe('groups and membership', () => {
   let service: TestService;
@@ -9,7 +8,7 @@ describe('groups and membership', () => {
   let allUsers: { group_id: string };
   before(async () => {
     service = await startTestService();
-    engineering = await service.store.groups.create({ group_id: 'e'.repeat(32), name: 'Engineering' }, TEST_SETUP);
+    engineering = await service.createGroup({ name: 'Engineering' });
     allUsers = (await service.store.groups.list()).find((group) => group.name === 'All Users')!;
   });
   after(() => service.close());

@@ -198,7 +198,7 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
   });
 
   it('answers every operation the same by header as by body', async () => {
-    const group = await service.store.groups.create({ group_id: 'c'.repeat(32), name: 'Compat' }, TEST_SETUP);
+    const group = await service.createGroup({ name: 'Compat' });
     const header = basic(service.admin.api_key, service.admin.api_key_secret);
     const byBody = (operation: string, fields: Record<string, unknown> = {}) => post(operation, { ...service.admin, ...fields });
     const byHeader = (operation: string, fields: Record<string, unknown> = {}) => post(operation, fields, header);

@@ -17,7 +17,9 @@ import { hashingLoad } from '../password/hashing.js';
 import { createLogger } from '../logger.js';
 import { openInspectedStore } from '../store/testing/open-test-store.js';
 import type { StoreInspection } from '../store/testing/inspection.js';
-import type { User } from '../store/records.js';
+import type { Group, User } from '../store/records.js';
+import { createDirectory, type NewGroup } from '../directory/index.js';
+import { aGroup } from './factories.js';
 import { TEST_SETUP } from './test-setup.js';
 import type { Store } from '../store/repositories.js';
 import type { DatabaseTimeouts } from '../store/timeouts.js';
@@ -90,6 +92,8 @@ export interface TestService {
   createKey(options?: { permissions?: Permission[]; expires?: Date }): Promise<Credentials>;
   /** A user with a fresh username and `fields`, created through the API. */
   createUser(fields?: Partial<NewUser>): Promise<User>;
+  /** A group with a fresh name and `fields`, made through the directory as the test's setup (factories.ts). */
+  createGroup(fields?: Partial<NewGroup>): Promise<Group>;
   close(): Promise<void>;
 }
 
@@ -175,6 +179,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       if (answer.status !== 200) throw new Error(`create_user failed: ${answer.status} ${answer.text}`);
       return answer.body.user as User;
     },
+    createGroup: (fields = {}) => aGroup(createDirectory(store), fields),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
