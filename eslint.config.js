@@ -43,8 +43,8 @@ const NO_STORE = rule(
   'a door reads and writes through the directory (server/directory/index.js), never the store; only the Store handle it builds the directory on (store/repositories.js) may be named.',
 );
 const NO_RULES = rule(
-  '(^|/)((password|username|attributes)/|keys/api-keys)',
-  "the rules of users, passwords, attributes and keys are the directory's: a door calls server/directory/index.js, which applies them.",
+  '(^|/)((password|username|attributes|webhooks)/|keys/api-keys)',
+  "the rules of users, passwords, attributes, keys and webhooks are the directory's: a door calls server/directory/index.js, which applies them.",
 );
 const ONLY_DIRECTORY_INDEX = rule(
   '(^|/)directory/(?!index\\.js$)',

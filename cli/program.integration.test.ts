@@ -318,6 +318,28 @@ describe('the workspace-users CLI, in process against the service', () => {
     }
   });
 
+  it('makes, lists, disables, rotates, pings, redelivers and deletes a webhook', async () => {
+    const added = await cli(['webhooks', 'add', 'https://93.184.216.34/cli', '--type', 'user.*', '--description', 'CLI', '--json']);
+    assert.equal(added.code, 0, added.stderr);
+    const { webhook, secret } = JSON.parse(added.stdout);
+    assert.match(secret, /^whsec_/);
+    const listed = await cli(['webhooks', 'list']);
+    assert.match(listed.stdout, new RegExp(`${webhook.webhook_id} +│ https://93\\.184\\.216\\.34/cli +│ user\\.\\* +│ enabled`));
+    assert.ok(!listed.stdout.includes(secret));
+    assert.equal((await cli(['webhooks', 'disable', webhook.webhook_id])).code, 0);
+    assert.match((await cli(['webhooks', 'list'])).stdout, /disabled/);
+    const rotated = await cli(['webhooks', 'rotate', webhook.webhook_id]);
+    assert.match(rotated.stdout, /^secret: whsec_/);
+    assert.doesNotMatch(rotated.stdout, new RegExp(secret.replace(/[+/]/g, '\\$&')));
+    assert.match((await cli(['webhooks', 'ping', webhook.webhook_id])).stderr, /queued a ping/);
+    assert.equal(JSON.parse((await cli(['webhooks', 'deliveries', webhook.webhook_id, '--json'])).stdout).length, 0);
+    assert.match((await cli(['webhooks', 'redeliver', webhook.webhook_id, '--since', '2000-01-01'])).stderr, /queued \d+ deliveries/);
+    assert.equal((await cli(['webhooks', 'rm', webhook.webhook_id])).code, 0);
+    const refused = await cli(['webhooks', 'add', 'http://169.254.169.254/']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Invalid webhook URL: the host 169\.254\.169\.254 is a link-local address/);
+  });
+
   it('has --help on every command', async () => {
     for (const command of [
       [],

@@ -18,6 +18,7 @@ import { addEventsCommand } from './commands/events.js';
 import { addGroupCommands } from './commands/groups.js';
 import { addImportCommand } from './commands/import.js';
 import { addUserCommands } from './commands/users.js';
+import { addWebhookCommands } from './commands/webhooks.js';
 import type { CliIo } from './io.js';
 
 /** Every command, writing to `io`. Built anew for each run: commander keeps what it parsed on the program. */
@@ -39,6 +40,7 @@ function buildProgram(io: CliIo): Command {
   addGroupCommands(program, context);
   addAuditCommand(program, context);
   addEventsCommand(program, context);
+  addWebhookCommands(program, context);
   addImportCommand(program, context);
   return program;
 }

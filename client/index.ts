@@ -19,6 +19,7 @@ import { eachEventFrom, type EachEventOptions, type ChangeEvent } from './each-e
 import { pause } from './pause.js';
 import { nextWait, type RetryOptions, retryPolicy } from './retry.js';
 export { WorkspaceCallError } from './call-error.js';
+export { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';
 export { EACH_EVENT_WAIT_SECONDS, type ChangeEvent, type EachEventOptions } from './each-event.js';
 export type { Credentials } from '../lib/contract/credentials.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
@@ -175,6 +176,14 @@ function sendersOn(http: Client<paths>): Senders {
     removeUserGroup: (sent) => http.POST(pathOf('removeUserGroup'), sent),
     getAuditEvents: (sent) => http.POST(pathOf('getAuditEvents'), sent),
     getEvents: (sent) => http.POST(pathOf('getEvents'), sent),
+    createWebhook: (sent) => http.POST(pathOf('createWebhook'), sent),
+    getWebhooks: (sent) => http.POST(pathOf('getWebhooks'), sent),
+    updateWebhook: (sent) => http.POST(pathOf('updateWebhook'), sent),
+    deleteWebhook: (sent) => http.POST(pathOf('deleteWebhook'), sent),
+    rotateWebhookSecret: (sent) => http.POST(pathOf('rotateWebhookSecret'), sent),
+    getWebhookDeliveries: (sent) => http.POST(pathOf('getWebhookDeliveries'), sent),
+    redeliverWebhook: (sent) => http.POST(pathOf('redeliverWebhook'), sent),
+    pingWebhook: (sent) => http.POST(pathOf('pingWebhook'), sent),
     getAttributes: (sent) => http.POST(pathOf('getAttributes'), sent),
     updateUserAttributes: (sent) => http.POST(pathOf('updateUserAttributes'), sent),
     logoutUser: (sent) => http.POST(pathOf('logoutUser'), sent),
@@ -354,6 +363,16 @@ export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) =
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
 export const getAuditEvents: WorkspaceClient['getAuditEvents'] = (params, options) => client().getAuditEvents(params, options);
 export const getEvents: WorkspaceClient['getEvents'] = (params, options) => client().getEvents(params, options);
+export const createWebhook: WorkspaceClient['createWebhook'] = (params, options) => client().createWebhook(params, options);
+export const getWebhooks: WorkspaceClient['getWebhooks'] = (params, options) => client().getWebhooks(params, options);
+export const updateWebhook: WorkspaceClient['updateWebhook'] = (params, options) => client().updateWebhook(params, options);
+export const deleteWebhook: WorkspaceClient['deleteWebhook'] = (params, options) => client().deleteWebhook(params, options);
+export const rotateWebhookSecret: WorkspaceClient['rotateWebhookSecret'] = (params, options) =>
+  client().rotateWebhookSecret(params, options);
+export const getWebhookDeliveries: WorkspaceClient['getWebhookDeliveries'] = (params, options) =>
+  client().getWebhookDeliveries(params, options);
+export const redeliverWebhook: WorkspaceClient['redeliverWebhook'] = (params, options) => client().redeliverWebhook(params, options);
+export const pingWebhook: WorkspaceClient['pingWebhook'] = (params, options) => client().pingWebhook(params, options);
 export const getAttributes: WorkspaceClient['getAttributes'] = (params, options) => client().getAttributes(params, options);
 export const updateUserAttributes: WorkspaceClient['updateUserAttributes'] = (params, options) =>
   client().updateUserAttributes(params, options);

@@ -105,7 +105,11 @@ describe('the packed packages', { timeout: 300_000 }, () => {
     // The SDK alone first, as a consumer installs it; then the consumer's own compiler.
     await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdk.tarball], project);
     const installed = await installedPackages(project);
-    assert.deepEqual(installed.sort(), ['openapi-fetch', 'openapi-typescript-helpers', 'workspace-user-api'], 'what the SDK brings');
+    assert.deepEqual(
+      installed.sort(),
+      ['@stablelib/base64', 'fast-sha256', 'openapi-fetch', 'openapi-typescript-helpers', 'standardwebhooks', 'workspace-user-api'],
+      'what the SDK brings: openapi-fetch, and standardwebhooks for verifyWebhook',
+    );
     for (const name of SERVER_ONLY) assert.ok(!installed.includes(name), `${name} came with the SDK`);
     const native = (await filesUnder(join(project, 'node_modules'))).filter(
       (file) => file.endsWith('.node') || file.endsWith('binding.gyp'),

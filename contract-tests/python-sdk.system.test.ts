@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
 import { freePort } from '../lib/testing/ports.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
+import { signedHeaders } from '../server/webhooks/signature.js';
 
 const run = promisify(execFile);
 const python3 = TOOLS.python3();
@@ -64,12 +66,64 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
       'invalid_credentials',
       'invalid_cursor',
       'invalid_request',
+      'invalid_webhook_url',
       'not_member',
       'permission_denied',
       'user_not_found',
       'username_taken',
       'version_mismatch',
       'weak_password',
+      'webhook_not_found',
+    ]);
+  });
+});
+
+describe("the Python SDK's verify_webhook", needs(python3, 'the Python SDK tests'), () => {
+  it('verifies with the standard library what the service signs, during a rotation too, and refuses forgeries', async () => {
+    const secret = `whsec_${Buffer.from('a secret of twenty-four bytes').toString('base64')}`;
+    const next = `whsec_${Buffer.from('the rotated secret, 24 bytes').toString('base64')}`;
+    const body = JSON.stringify({
+      event_id: 'evt-1',
+      type: 'user.updated',
+      timestamp: new Date().toISOString(),
+      data: {
+        resource: { type: 'user', id: 'a'.repeat(32), version: 3 },
+        changed: ['disabled'],
+        actor: { type: 'scim', id: 'key' },
+        request_id: null,
+      },
+    });
+    const now = new Date();
+    const signed = signedHeaders({ current: secret, previous: null, previousUntil: null }, 'evt-1', now, body);
+    const rotating = signedHeaders(
+      { current: next, previous: secret, previousUntil: new Date(Date.now() + 60_000).toISOString() },
+      'evt-1',
+      now,
+      body,
+    );
+    const old = signedHeaders({ current: secret, previous: null, previousUntil: null }, 'evt-1', new Date(Date.now() - 600_000), body);
+    const cases = [
+      { secret, body, headers: signed },
+      { secret, body, headers: rotating },
+      { secret: next, body, headers: rotating },
+      { secret, body: body.replace('disabled', 'password'), headers: signed },
+      { secret: next, body, headers: signed },
+      { secret, body, headers: old },
+    ];
+    const child = execFile('python3', [join(PROJECT_ROOT, 'contract-tests/python/verify_webhooks.py')], {
+      env: { ...process.env, PYTHONPATH: SDK, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    child.stdin!.end(JSON.stringify(cases));
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await once(child, 'exit');
+    assert.deepEqual(stdout.trim().split('\n'), [
+      `ok user.updated ${'a'.repeat(32)}`,
+      `ok user.updated ${'a'.repeat(32)}`,
+      `ok user.updated ${'a'.repeat(32)}`,
+      'refused: no signature matches the secret',
+      'refused: no signature matches the secret',
+      'refused: webhook-timestamp is more than five minutes from now',
     ]);
   });
 });
@@ -92,7 +146,11 @@ describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type 
 
   it('passes for the SDK and for a typed program that uses every operation', async () => {
     assertPresent(mypy);
-    const { stdout } = await check(DRIVER, join(PROJECT_ROOT, 'contract-tests/python/retries.py'));
+    const { stdout } = await check(
+      DRIVER,
+      join(PROJECT_ROOT, 'contract-tests/python/retries.py'),
+      join(PROJECT_ROOT, 'contract-tests/python/verify_webhooks.py'),
+    );
     assert.match(stdout, /^Success: no issues found/m);
   });
 

@@ -73,6 +73,23 @@ export class Fixtures {
     return { Authorization: `Bearer ${scimToken(credentials)}` };
   }
 
+  /** Where the gate's webhooks point: a public address (the only kind a webhook may have) that nothing of the gate's ever delivers to. */
+  static readonly WEBHOOK_URL = 'https://93.184.216.34/contract-gate';
+
+  /** A description that marks a webhook as this run's, for cleanup. */
+  webhookDescription(): string {
+    return `contract-gate-${this.#run}-${++this.#names}`;
+  }
+
+  /** A webhook of the gate's own, disabled (nothing is delivered to it), deleted at the end. */
+  async webhook(): Promise<{ webhook_id: string }> {
+    const { webhook } = await this.call('create_webhook', {
+      target_webhook: { url: Fixtures.WEBHOOK_URL, event_types: ['api_key.revoked'], description: this.webhookDescription() },
+    });
+    await this.call('update_webhook', { target_webhook: { webhook_id: webhook.webhook_id, enabled: false } });
+    return webhook;
+  }
+
   /** Remembers a user the gate's own requests created, to delete it at the end. */
   track(userId: string): void {
     this.#users.add(userId);
@@ -192,6 +209,16 @@ export class Fixtures {
       await postJson(this.#target.baseUrl, '/api/public/delete_group', { ...this.admin, target_group: { group_id } });
     }
     this.#groups.clear();
+    // Webhooks this run made, its own, Dredd's and the fuzz's: every one at the gate's address.
+    const { webhooks } = await this.call('get_webhooks', {});
+    for (const webhook of webhooks as { webhook_id: string; url: string }[]) {
+      if (webhook.url === Fixtures.WEBHOOK_URL) {
+        await postJson(this.#target.baseUrl, '/api/public/delete_webhook', {
+          ...this.admin,
+          target_webhook: { webhook_id: webhook.webhook_id },
+        });
+      }
+    }
     if (this.#ownsGroup && this.#group) await this.#target.provisioner!.deleteGroup(this.#group.group_id);
     if (this.#limitedKey) await this.#target.provisioner!.revokeKey(this.#limitedKey.api_key);
     this.#group = undefined;

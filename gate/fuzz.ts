@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { type InvalidValue, invalidValue, type Overrides, validValue } from './arbitraries.js';
 import { CONTRACT_OPERATIONS, type OperationContract, requestViolations } from './contract-schemas.js';
-import { type Fixtures, NotAvailable } from './fixtures.js';
+import { Fixtures, NotAvailable } from './fixtures.js';
 import { type FuzzDialect, type FuzzOptions, FuzzSession } from './fuzz-session.js';
 import type { RawRequest } from './http.js';
 import type { CheckResult } from './report.js';
@@ -51,6 +51,7 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
       fc.oneof({ arbitrary: fc.constantFrom(...real), weight }, { arbitrary: fromSchema, weight: 1 }) as fc.Arbitrary<never>;
   const overrides: Overrides = {
     user_id: mixedWith(users.map((user) => user.user_id)),
+    ...(/Webhook/.test(operationId) ? { webhook_id: mixedWith([(await fixtures.webhook()).webhook_id]) } : {}),
     group_id: mixedWith(groups.map((group) => group.group_id)),
     username: mixedWith(
       users.map((user) => user.username),
@@ -61,6 +62,12 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
     // get_events waits this long when nothing follows the cursor (a filter that matches nothing):
     // the fuzz's requests are answered at once, and waiting is tested where the feed lives.
     wait_seconds: () => fc.constant(0),
+    // Webhooks' addresses: mostly literal ones, refused or taken, that need no name resolved.
+    url: (fromSchema) =>
+      fc.oneof(
+        { arbitrary: fc.constantFrom(Fixtures.WEBHOOK_URL, 'http://169.254.169.254/latest/', 'http://[::1]/hook'), weight: 3 },
+        { arbitrary: fromSchema, weight: 1 },
+      ),
   };
   // Wrong credentials too, now and then. The throttle counts failures per client and key id, and
   // what fails is most often a made-up key id, or the admin's own (a 429 is declared, so allowed).

@@ -154,6 +154,20 @@ function workspaceCorpus(target: GateTarget, existingUsername: string): HostileC
       }),
     ),
   );
+  // Server-side request forgery: a webhook at every form of an address inside the network is refused (a 4xx).
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data/iam/',
+    'http://2130706433/',
+    'http://0177.0.0.1:22/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[fd00:ec2::254]/',
+    'http://0.0.0.0:8080/',
+    'http://localhost/admin',
+    'https://user:pass@93.184.216.34/',
+    'gopher://93.184.216.34:25/',
+  ]) {
+    add(`a webhook at ${url}`, post('/api/public/create_webhook', JSON.stringify({ api_key, api_key_secret, target_webhook: { url } })));
+  }
   add(
     'a Content-Length of 10 GB',
     raw(`POST /api/public/get_groups HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n`),

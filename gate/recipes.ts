@@ -6,7 +6,7 @@
 
 import type { OperationId } from '../lib/contract/operations.js';
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
-import { type Fixtures, randomHex } from './fixtures.js';
+import { Fixtures, randomHex } from './fixtures.js';
 
 export interface PreparedRequest {
   /** The path under the contract's base, with the fixtures' ids (`/Users/…`); the contract's example path when left out. */
@@ -49,6 +49,19 @@ function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string
       return { ...fixtures.admin, target_group: { ...target_group, description: 'Nobody' } };
     case 'deleteGroup':
       return { ...fixtures.admin, target_group };
+    case 'createWebhook':
+      return {
+        ...fixtures.admin,
+        target_webhook: { url: Fixtures.WEBHOOK_URL, event_types: ['api_key.revoked'], description: fixtures.webhookDescription() },
+      };
+    case 'updateWebhook':
+      return { ...fixtures.admin, target_webhook: { webhook_id: randomHex(16), description: 'Nobody' } };
+    case 'deleteWebhook':
+    case 'rotateWebhookSecret':
+    case 'getWebhookDeliveries':
+    case 'redeliverWebhook':
+    case 'pingWebhook':
+      return { ...fixtures.admin, target_webhook: { webhook_id: randomHex(16) } };
     default:
       return { ...fixtures.admin };
   }
@@ -82,6 +95,18 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   },
   getAuditEvents: async (f) => ({ body: { ...f.admin, page_size: 10 } }),
   getEvents: async (f) => ({ body: { ...f.admin, types: ['user.*'], limit: 10 } }),
+  createWebhook: async (f) => ({ body: wellFormed('createWebhook', f) }),
+  getWebhooks: async (f) => ({ body: { ...f.admin } }),
+  updateWebhook: async (f) => ({
+    body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id, description: 'Changed' } },
+  }),
+  deleteWebhook: async (f) => ({ body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id } } }),
+  rotateWebhookSecret: async (f) => ({ body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id } } }),
+  getWebhookDeliveries: async (f) => ({ body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id }, limit: 5 } }),
+  redeliverWebhook: async (f) => ({
+    body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id }, event_id: 'none-such' },
+  }),
+  pingWebhook: async (f) => ({ body: { ...f.admin, target_webhook: { webhook_id: (await f.webhook()).webhook_id } } }),
   getAttributes: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
   updateUserAttributes: async (f) => ({
     body: {
@@ -179,6 +204,12 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
   'addUserGroup 404': async (f) => ({
     body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } },
   }),
+  'updateWebhook 404': async (f) => ({ body: wellFormed('updateWebhook', f) }),
+  'deleteWebhook 404': async (f) => ({ body: wellFormed('deleteWebhook', f) }),
+  'rotateWebhookSecret 404': async (f) => ({ body: wellFormed('rotateWebhookSecret', f) }),
+  'getWebhookDeliveries 404': async (f) => ({ body: wellFormed('getWebhookDeliveries', f) }),
+  'redeliverWebhook 404': async (f) => ({ body: wellFormed('redeliverWebhook', f) }),
+  'pingWebhook 404': async (f) => ({ body: wellFormed('pingWebhook', f) }),
   // A cursor that read up to 1 January 1970: older than any feed reaches.
   'getEvents 410': async (f) => ({ body: { ...f.admin, after: Buffer.from('1.1000').toString('base64url') } }),
   'removeUserGroup 404': async (f) => ({

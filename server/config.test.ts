@@ -17,6 +17,11 @@ describe('settings from the environment', () => {
       shutdownDrainMs: 0,
       auditRetentionDays: 365,
       eventRetentionDays: 30,
+      webhooks: {
+        retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
+        allowPrivate: false,
+        disableAfterMs: 432_000_000,
+      },
       metrics: undefined,
       connections: { total: 1_000, perClient: 100 },
       databaseTimeouts: { connectMs: 3_000, statementMs: 5_000, lockMs: 1_000 },

@@ -9,6 +9,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
 import { present } from '../lib/present.js';
 
 export interface Config {
@@ -33,6 +34,14 @@ export interface Config {
   auditRetentionDays: number;
   /** How far back the change feed reaches: the audit events of the last so many days (at most auditRetentionDays). */
   eventRetentionDays: number;
+  webhooks: {
+    /** The waits after each failed delivery, in milliseconds (webhooks/retry-schedule.ts). */
+    retrySchedule: number[];
+    /** Deliver to loopback and private addresses too: for development and tests only. */
+    allowPrivate: boolean;
+    /** How long a webhook may fail every delivery before the service disables it, in milliseconds. */
+    disableAfterMs: number;
+  };
   /** Where the metrics listener listens; undefined when METRICS_PORT is unset (no metrics). */
   metrics: { host: string; port: number } | undefined;
   /** How long to wait on the database before answering 503 (store/timeouts.ts). */
@@ -148,6 +157,25 @@ const originList = z.preprocess(
     .default([]),
 );
 
+/** Waits after each failed webhook delivery (`5s,5m,30m,2h`): Standard Webhooks' schedule when unset. */
+const retrySchedule = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((raw, context): number[] => {
+      try {
+        return parseRetrySchedule(raw);
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          message: `a comma-separated list of durations such as 5s,5m,30m,2h (${(error as Error).message})`,
+        });
+        return z.NEVER;
+      }
+    }),
+);
+
 /** A whole number, or nothing at all when unset or empty (a listener that is off). */
 const optionalWholeNumber = (min: number, max: number) =>
   z.preprocess(
@@ -193,6 +221,9 @@ const serviceSchema = sampleSchema.extend({
   SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
   EVENT_RETENTION_DAYS: wholeNumber(1, 36_500, 30),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  WEBHOOK_ALLOW_PRIVATE: flag,
+  WEBHOOK_DISABLE_AFTER_DAYS: wholeNumber(1, 365, 5),
   METRICS_PORT: optionalWholeNumber(1, 65535),
   METRICS_HOST: text('127.0.0.1'),
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000, DEFAULT_DATABASE_TIMEOUTS.connectMs),
@@ -264,6 +295,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
     eventRetentionDays: settings.EVENT_RETENTION_DAYS,
+    webhooks: {
+      retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
+      allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE,
+      disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000,
+    },
     metrics: settings.METRICS_PORT === undefined ? undefined : { host: settings.METRICS_HOST, port: settings.METRICS_PORT },
     databaseTimeouts: {
       connectMs: settings.DATABASE_CONNECT_TIMEOUT_MS,

@@ -64,6 +64,17 @@ function readDatabase(path: string): { organizations: Map<string, string>; integ
   }
 }
 
+/** Each user's version as stored. */
+function readVersions(path: string): Map<string, number> {
+  const database = new SqliteLibrary(path, { readonly: true });
+  try {
+    const rows = database.prepare('select user_id, version from users').all() as { user_id: string; version: number }[];
+    return new Map(rows.map((row) => [row.user_id, row.version]));
+  } finally {
+    database.close();
+  }
+}
+
 describe('durability', { timeout: 120_000 }, () => {
   let directory: string;
   let databasePath: string;
@@ -73,7 +84,7 @@ describe('durability', { timeout: 120_000 }, () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it(`keeps every acknowledged update across ${ROUNDS} SIGKILLs at random moments`, async () => {
+  it(`keeps every acknowledged update, and its event, across ${ROUNDS} SIGKILLs at random moments`, async () => {
     const env = { DATABASE_URL: `sqlite:${databasePath}` };
     let service = await startServiceProcess(env);
     const key: Key = service.printedKey()!;
@@ -88,6 +99,8 @@ describe('durability', { timeout: 120_000 }, () => {
     }
     /** Per user: the last value answered 200, and the value in flight (if any) when the process died. */
     const acknowledged = new Map<string, string>();
+    /** Per user: how many of its updates were answered 200. */
+    const answered = new Map<string, number>();
     const inFlight = new Map<string, string>();
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -102,6 +115,7 @@ describe('durability', { timeout: 120_000 }, () => {
             const answer = await post(service.url, 'update_user', { ...key, target_user: { user_id, organization: value } });
             if (answer.status !== 200) throw new Error(`update answered ${answer.status}`);
             acknowledged.set(user_id, value);
+            answered.set(user_id, (answered.get(user_id) ?? 0) + 1);
             inFlight.delete(user_id);
           } catch {
             return; // The process is gone: this request may or may not have been committed.
@@ -128,7 +142,33 @@ describe('durability', { timeout: 120_000 }, () => {
         acknowledged.set(user_id, stored);
       }
       inFlight.clear();
-      if (round < ROUNDS - 1) service = await startServiceProcess(env);
+      service = await startServiceProcess(env);
+    }
+
+    // Every committed change has its event, once, in the feed: each user's events carry the versions
+    // 1 (created) to the one it is at now, none missing and none twice, and no fewer updates than were answered.
+    const versions = new Map<string, number[]>();
+    let after: string | undefined;
+    for (;;) {
+      const page = await post(service.url, 'get_events', { ...key, types: ['user.*'], limit: 1000, ...(after ? { after } : {}) });
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      for (const event of page.body.events as { data: { resource: { id: string; version: number } } }[]) {
+        versions.set(event.data.resource.id, [...(versions.get(event.data.resource.id) ?? []), event.data.resource.version]);
+      }
+      after = page.body.next_cursor;
+      if (page.body.events.length < 1000) break;
+    }
+    await service.stop('SIGTERM');
+    const stored = readVersions(databasePath);
+    for (const user_id of users.flat()) {
+      const told = versions.get(user_id) ?? [];
+      const now = stored.get(user_id)!;
+      assert.deepEqual(
+        told,
+        Array.from({ length: now }, (_, index) => index + 1),
+        `${user_id}: the events of versions 1 to ${now}`,
+      );
+      assert.ok(now - 1 >= (answered.get(user_id) ?? 0), `${user_id}: every answered update is among them`);
     }
   });
 

@@ -20,6 +20,8 @@ import { type AuditRetention, startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { openStore, StoreOpenError } from './store/open-store.js';
 import { createHandlers } from './handlers/index.js';
+import { type DeliveryEngine, deliveryEngine } from './webhooks/delivery-engine.js';
+import { httpSender } from './webhooks/send.js';
 import { contractValidation } from './http/contract-validation.js';
 import { scimContractValidation } from './scim/contract.js';
 import { createScimHandlers } from './scim/routes.js';
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const readiness = new Readiness();
-  const background: { retention?: AuditRetention } = {};
+  const background: { retention?: AuditRetention; deliveries?: DeliveryEngine } = {};
 
   // Listening comes first, so that while the database migrates the probes can say
   // "alive, not ready"; other requests wait for the app (http/starting.ts).
@@ -40,7 +42,13 @@ async function main(): Promise<void> {
   const appReady = new Promise<Listener>((resolve) => (startApp = resolve));
   let current: Listener = whileStarting(readiness, appReady);
   const opened: { store?: Store } = {};
-  const metrics = config.metrics ? new ServiceMetrics({ hashing: hashingLoad, store: () => opened.store?.stats() ?? {} }) : undefined;
+  const metrics = config.metrics
+    ? new ServiceMetrics({
+        hashing: hashingLoad,
+        store: () => opened.store?.stats() ?? {},
+        oldestPendingDelivery: async () => opened.store?.webhooks.oldestPending(),
+      })
+    : undefined;
   const opening = openStore(config.databaseUrl, {
     timeouts: config.databaseTimeouts,
     ...(metrics ? { onGroupCommit: metrics.observeGroupCommit } : {}),
@@ -61,6 +69,7 @@ async function main(): Promise<void> {
     drainMs: config.shutdownDrainMs,
     onClose: async () => {
       metricsServer?.close();
+      await background.deliveries?.stop();
       await (await opening.catch(() => undefined))?.close();
     },
   });
@@ -78,7 +87,13 @@ async function main(): Promise<void> {
 
   const app = createApp({
     store,
-    handlers: createHandlers({ store, getUsersMax: config.getUsersMax, readiness, eventRetentionDays: config.eventRetentionDays }),
+    handlers: createHandlers({
+      store,
+      getUsersMax: config.getUsersMax,
+      readiness,
+      eventRetentionDays: config.eventRetentionDays,
+      webhooks: { allowPrivate: config.webhooks.allowPrivate },
+    }),
     validation: contractValidation({ responses: config.validateResponses }),
     scimHandlers: createScimHandlers(store),
     scimValidation: scimContractValidation({ responses: config.validateResponses }),
@@ -92,6 +107,18 @@ async function main(): Promise<void> {
   startApp(app);
   readiness.ready();
   background.retention = startAuditRetention(store, { days: config.auditRetentionDays, logger });
+  if (config.webhooks.allowPrivate) {
+    logger.warn('WEBHOOK_ALLOW_PRIVATE is on: webhooks may deliver to loopback and private addresses; for development and tests only');
+  }
+  background.deliveries = deliveryEngine({
+    store,
+    send: httpSender({ allowPrivate: config.webhooks.allowPrivate }),
+    logger,
+    schedule: config.webhooks.retrySchedule,
+    disableAfterMs: config.webhooks.disableAfterMs,
+    ...(metrics ? { observe: metrics.webhookObserver } : {}),
+  });
+  background.deliveries.start();
   if (!server.listening) await once(server, 'listening');
   const bound = server.address();
   logger.info(

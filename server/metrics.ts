@@ -15,6 +15,8 @@ export interface MetricSources {
   /** Password hashes running and waiting (server/password/hashing.ts). */
   hashing(): { active: number; pending: number };
   store(): StoreStats;
+  /** When the oldest webhook delivery still waiting became due (store.webhooks.oldestPending). */
+  oldestPendingDelivery?: () => Promise<string | undefined>;
 }
 
 /**
@@ -52,6 +54,8 @@ export class ServiceMetrics {
   readonly #credentialFailures: Counter;
   readonly #throttled: Counter;
   readonly #groupCommits: Histogram;
+  readonly #events: Counter<'type'>;
+  readonly #deliveries: Counter<'outcome'>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -84,6 +88,27 @@ export class ServiceMetrics {
       help: 'Updates committed together in one transaction (SQLite group commit).',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers,
+    });
+    this.#events = new Counter({
+      name: 'workspace_events_total',
+      help: 'Change events dispatched to webhooks, by type (one instance dispatches each event).',
+      labelNames: ['type'],
+      registers,
+    });
+    this.#deliveries = new Counter({
+      name: 'workspace_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: delivered (a 2xx), failed (to be tried again), given_up.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'workspace_webhook_oldest_pending_seconds',
+      help: 'How long the oldest webhook delivery still waiting has been due; 0 when none waits.',
+      registers,
+      async collect() {
+        const oldest = await sources.oldestPendingDelivery?.();
+        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
+      },
     });
     new Gauge({
       name: 'workspace_password_hashes_in_flight',
@@ -125,6 +150,12 @@ export class ServiceMetrics {
       if (res.statusCode === 429) this.#throttled.inc();
     });
     next();
+  };
+
+  /** For the webhook delivery engine (webhooks/delivery-engine.ts). */
+  readonly webhookObserver = {
+    dispatched: (event: { type: string }) => this.#events.inc({ type: event.type }),
+    attempted: (outcome: 'delivered' | 'failed' | 'given_up') => this.#deliveries.inc({ outcome }),
   };
 
   /** For the store's group commit (StoreOptions.onGroupCommit). */

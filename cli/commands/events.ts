@@ -7,7 +7,7 @@ import type { CommandContext } from '../command-context.js';
 import { positiveInteger } from '../command-options.js';
 
 /** The types `--type` takes: one type, or every type of a resource. */
-const TYPE_FILTERS = [
+export const TYPE_FILTERS = [
   'user.*',
   'group.*',
   'api_key.*',
@@ -24,8 +24,13 @@ const TYPE_FILTERS = [
   'api_key.created',
   'api_key.updated',
   'api_key.revoked',
+  'webhook.*',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.disabled',
+  'webhook.deleted',
 ] as const;
-type TypeFilter = (typeof TYPE_FILTERS)[number];
+export type TypeFilter = (typeof TYPE_FILTERS)[number];
 
 /** One line an event: when, what, which resource at which version, what changed, and who. */
 function printEvent({ timestamp, type, data }: ChangeEvent, screen: Screen): void {

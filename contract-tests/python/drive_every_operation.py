@@ -27,6 +27,9 @@ from workspace_user_api import (
     UnexpectedResponse,
     GroupUpdate,
     NewGroup,
+    NewWebhook,
+    WebhookRef,
+    WebhookUpdate,
     User,
     UserAttributesUpdate,
     UsernameRef,
@@ -200,6 +203,28 @@ for event in client.each_event(after=feed.next_cursor, types=["user.created"], w
     break
 client.delete_user(target_user=UserRef(user_id=followed.user_id))
 done.append("getEvents")
+
+# Webhooks: made (its secret shown once), listed, changed, rotated, pinged, delivered again, deleted.
+made = client.create_webhook(target_webhook=NewWebhook(url="https://93.184.216.34/hook", event_types=["user.*"], description="py"))
+assert made.secret.startswith("whsec_") and made.webhook.event_types == ["user.*"], made
+done.append("createWebhook")
+assert [hook.webhook_id for hook in client.get_webhooks().webhooks] == [made.webhook.webhook_id]
+done.append("getWebhooks")
+hook = WebhookRef(webhook_id=made.webhook.webhook_id)
+assert client.update_webhook(target_webhook=WebhookUpdate(webhook_id=made.webhook.webhook_id, enabled=False)).webhook.enabled is False
+done.append("updateWebhook")
+assert client.rotate_webhook_secret(target_webhook=hook).secret != made.secret
+done.append("rotateWebhookSecret")
+assert client.ping_webhook(target_webhook=hook).queued == 1
+done.append("pingWebhook")
+assert client.get_webhook_deliveries(target_webhook=hook, limit=5).deliveries == []
+done.append("getWebhookDeliveries")
+assert client.redeliver_webhook(target_webhook=hook, event_id="none-such").queued == 0
+done.append("redeliverWebhook")
+client.delete_webhook(target_webhook=hook)
+expect_error(lambda: client.delete_webhook(target_webhook=hook), 404, "webhook_not_found")
+expect_error(lambda: client.create_webhook(target_webhook=NewWebhook(url="http://169.254.169.254/")), 400, "invalid_webhook_url")
+done.append("deleteWebhook")
 
 index = client.get_service_index()
 assert index.links.api_reference == "/docs" and index.links.scim == "/scim/v2", index

@@ -389,6 +389,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a webhook
+         * @description Makes a webhook: every change event it takes (`event_types`) is POSTed to its `url`, signed as Standard Webhooks 1.0 says, retried on the specification's schedule until it succeeds (docs/events.md). Answers with its signing secret, shown only this once. The address must be public (`invalid_webhook_url` otherwise). Told as `webhook.created`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/get_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the webhooks
+         * @description Every webhook, oldest first, with why the service disabled it if it did; never a secret.
+         */
+        post: operations["getWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/update_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a webhook
+         * @description Changes what is given of a webhook: its address, the events it takes, its description, whether it is enabled. Enabling a disabled webhook clears why it was disabled. Told as `webhook.updated` (or `webhook.disabled`).
+         */
+        post: operations["updateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook and its deliveries still waiting; nothing more is sent to it. Told as `webhook.deleted`.
+         */
+        post: operations["deleteWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/rotate_webhook_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's secret
+         * @description Gives the webhook a new signing secret, shown this once. For 24 hours the old secret signs beside it (two signatures in `webhook-signature`), so that the receiver can switch without losing a delivery. Told as `webhook.updated` with `changed: ["secret"]`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/get_webhook_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a webhook's deliveries
+         * @description Every attempt to deliver to the webhook, newest first: the event, which attempt, when, how long it took, the answer's status and first kilobyte, or why none came, and when the event is tried again.
+         */
+        post: operations["getWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/redeliver_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver events again
+         * @description Queues events to be delivered to the webhook again, with their own `webhook-id`s: one event (`event_id`), or every event it takes that was committed since a time (`since`), as far back as the change feed reaches.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/ping_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a webhook
+         * @description Queues a `webhook.ping` delivery to the webhook, signed as any other, to check its receiver; its outcome is in `get_webhook_deliveries`.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -538,7 +698,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -563,11 +723,12 @@ export interface components {
          *     user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
          *     Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
          *     (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
-         *     `events_view` lets a key follow the change feed (`get_events`). Keys made before a
+         *     `events_view` lets a key follow the change feed (`get_events`); `webhooks_manage` lets it
+         *     make, change and delete webhooks. Keys made before a
          *     permission existed do not have it.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete" | "events_view";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete" | "events_view" | "webhooks_manage";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -1094,10 +1255,10 @@ export interface components {
             /** Format: date-time */
             time: string;
             /**
-             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`).
+             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook.
              * @enum {string}
              */
-            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup";
+            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup" | "createWebhook" | "updateWebhook" | "disableWebhook" | "deleteWebhook";
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;
             /**
@@ -1113,6 +1274,8 @@ export interface components {
             target_group_id: string | null;
             /** @description The API key created, changed or revoked. */
             target_api_key: string | null;
+            /** @description The webhook made, changed, disabled or deleted. */
+            target_webhook_id: string | null;
             /** @description The fields set or changed, by name (`password` when a password was set or changed); empty for a deletion or a membership. */
             changed_fields: string[];
         };
@@ -1132,7 +1295,7 @@ export interface components {
          * @description An event type (`user.updated`), or every type of one resource (`user.*`).
          * @enum {string}
          */
-        EventTypeFilter: "user.*" | "group.*" | "api_key.*" | "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked";
+        EventTypeFilter: "user.*" | "group.*" | "api_key.*" | "webhook.*" | "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.disabled" | "webhook.deleted";
         GetEventsRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
@@ -1153,17 +1316,17 @@ export interface components {
          *     `group.member_removed` name the user in `data.member`.
          * @enum {string}
          */
-        EventType: "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked";
+        EventType: "user.created" | "user.updated" | "user.deleted" | "user.logged_out" | "user.attributes_updated" | "group.created" | "group.updated" | "group.deleted" | "group.member_added" | "group.member_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.disabled" | "webhook.deleted";
         /** @description The user, group or API key changed. */
         EventResource: {
             /**
              * @description What kind of resource it is.
              * @enum {string}
              */
-            type: "user" | "group" | "api_key";
-            /** @description The user's `user_id`, the group's `group_id` or the key's `api_key`. */
+            type: "user" | "group" | "api_key" | "webhook";
+            /** @description The user's `user_id`, the group's `group_id`, the key's `api_key` or the webhook's `webhook_id`. */
             id: string;
-            /** @description The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version. */
+            /** @description The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes, API keys and webhooks, which have no version. */
             version: number | null;
         };
         /** @description The user who joined or left the group (`group.member_added`, `group.member_removed`). */
@@ -1214,6 +1377,176 @@ export interface components {
             events: components["schemas"]["Event"][];
             /** @description Always present: pass it as `after` (with the same filters) for what follows. A follower loops on it and sees every event exactly once, in the order of commit. */
             next_cursor: components["schemas"]["EventCursor"];
+        };
+        /**
+         * @description Where deliveries are POSTed: an `http` or `https` address without credentials in it, whose host is and resolves only to public addresses (no loopback, private, link-local, unique-local, cloud-metadata or unspecified address, in any of their forms), checked again on the address connected to at each delivery. `WEBHOOK_ALLOW_PRIVATE=true` lets a development setup deliver to loopback and private addresses.
+         * @example https://hr.example.com/hooks/workspace
+         */
+        WebhookUrl: string;
+        /** @description The events delivered, by type or by resource (`user.*`); null or left out for every event. */
+        WebhookEventTypes: components["schemas"]["EventTypeFilter"][] | null;
+        /** @description A new webhook. */
+        NewWebhook: {
+            /** @description Where deliveries are POSTed. */
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The events delivered; every event when left out. */
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            /** @description What the webhook is for, for people. */
+            description?: string;
+            /** @description Leave out the changes made by this request's key (default false). */
+            exclude_own_changes?: boolean;
+        };
+        CreateWebhookRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook to make. */
+            target_webhook: components["schemas"]["NewWebhook"];
+        };
+        /**
+         * @description A webhook's identifier, 32 lowercase hexadecimal digits.
+         * @example 7b3e9f0a1c2d4e5f8a6b9c0d1e2f3a4b
+         */
+        WebhookId: string;
+        /** @description A receiver of change events, delivered as Standard Webhooks 1.0 describes (docs/events.md). Its secret is shown only when it is made or rotated. */
+        Webhook: {
+            /** @description The webhook's identifier. */
+            webhook_id: components["schemas"]["WebhookId"];
+            /** @description Where deliveries are POSTed. */
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The events delivered; null for every event. */
+            event_types: components["schemas"]["WebhookEventTypes"];
+            /** @description What the webhook is for, for people. */
+            description: string;
+            /** @description Whether events are delivered to it; false once disabled, by a request or by the service. */
+            enabled: boolean;
+            /** @description Whether changes made by the key that made the webhook are left out (a sync job does not hear its own writes). */
+            exclude_own_changes: boolean;
+            /** Format: date-time */
+            created: string;
+            /** @description Why the service disabled it (its receiver answered 410 Gone, or failed every delivery for `WEBHOOK_DISABLE_AFTER_DAYS`); null when it is enabled or was disabled by a request. */
+            disabled_reason: string | null;
+        };
+        /** @description The webhook and its new secret, shown this once. */
+        WebhookSecretResponse: {
+            /** @description The webhook. */
+            webhook: components["schemas"]["Webhook"];
+            /** @description The signing secret (`whsec_` and base64), shown only now: keep it where the receiver reads it. After a rotation the old secret signs beside the new one for 24 hours. */
+            secret: string;
+        };
+        GetWebhooksRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+        };
+        WebhookList: {
+            /** @description Every webhook, oldest first. */
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /**
+         * @description A webhook's identifier as a request may send it: 32 hexadecimal digits, or the same digits
+         *     in the dashed UUID form, in either case; answers always give the 32 lowercase digits.
+         * @example 7b3e9f0a1c2d4e5f8a6b9c0d1e2f3a4b
+         */
+        WebhookIdAccepted: string;
+        /** @description The webhook to change, and what changes; what is left out stays as it is. */
+        WebhookUpdate: {
+            /** @description The webhook to change. */
+            webhook_id: components["schemas"]["WebhookIdAccepted"];
+            /** @description A new address for its deliveries. */
+            url?: components["schemas"]["WebhookUrl"];
+            /** @description The events it takes from now on; null for every event. */
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            /** @description What the webhook is for, for people. */
+            description?: string;
+            /** @description Disable it, or enable it again (which clears `disabled_reason` and its record of failures). */
+            enabled?: boolean;
+            /** @description Leave out the changes made by the key that made the webhook. */
+            exclude_own_changes?: boolean;
+        };
+        UpdateWebhookRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook to change, and what changes. */
+            target_webhook: components["schemas"]["WebhookUpdate"];
+        };
+        WebhookResponse: {
+            /** @description The webhook as it is now. */
+            webhook: components["schemas"]["Webhook"];
+        };
+        /** @description Names a webhook by identifier. */
+        WebhookRef: {
+            /** @description The webhook's identifier. */
+            webhook_id: components["schemas"]["WebhookIdAccepted"];
+        };
+        DeleteWebhookRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook to delete. */
+            target_webhook: components["schemas"]["WebhookRef"];
+        };
+        RotateWebhookSecretRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook whose secret to replace. */
+            target_webhook: components["schemas"]["WebhookRef"];
+        };
+        GetWebhookDeliveriesRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook whose deliveries to list. */
+            target_webhook: components["schemas"]["WebhookRef"];
+            /** @description At most this many attempts, newest first; default 50. */
+            limit?: number;
+        };
+        /** @description One attempt to deliver an event to a webhook. */
+        WebhookDelivery: {
+            /** @description The event delivered (its `webhook-id`). */
+            event_id: string;
+            /** @description The event's type (`webhook.ping` for a ping). */
+            event_type: string;
+            /** @description Which attempt this was, from 1. */
+            attempt: number;
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description From sending to the answer, or to the failure. */
+            duration_ms: number;
+            /** @description The receiver's answer status; null when none came. */
+            status: number | null;
+            /** @description Why no answer came, or why the address was refused; null when one came. */
+            error: string | null;
+            /** @description The first kilobyte of the answer's body, as text. */
+            response_excerpt: string | null;
+            /**
+             * Format: date-time
+             * @description When the event is tried again after this attempt failed; null when it is not.
+             */
+            next_attempt_at: string | null;
+        };
+        WebhookDeliveryPage: {
+            /** @description The attempts, newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        RedeliverWebhookRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook to deliver to again. */
+            target_webhook: components["schemas"]["WebhookRef"];
+            /** @description Deliver this event again (an `event_id` of the change feed). */
+            event_id?: string;
+            /**
+             * Format: date-time
+             * @description Deliver again every event it takes that was committed at or after this time.
+             */
+            since?: string;
+        };
+        WebhookQueued: {
+            /** @description How many deliveries were queued. */
+            queued: number;
+        };
+        PingWebhookRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The webhook to send a `webhook.ping` to. */
+            target_webhook: components["schemas"]["WebhookRef"];
         };
         Health: {
             /** @enum {string} */
@@ -1448,6 +1781,28 @@ export interface components {
         };
         /** @description The cursor is older than the feed reaches (`EVENT_RETENTION_DAYS`): events after it may be gone. Read the directory afresh (`get_users`, `get_groups`), then follow the feed again without `after`. */
         CursorExpired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The body does not match the contract, or the webhook's address is refused
+         *     (`invalid_webhook_url`: not http or https, credentials in it, or a host that is or resolves
+         *     to a loopback, private, link-local, unique-local or cloud-metadata address).
+         */
+        InvalidWebhookRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No webhook has the given identifier. */
+        WebhookNotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2191,6 +2546,268 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponse"];
+                };
+            };
+            400: components["responses"]["InvalidWebhookRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetWebhooksRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            400: components["responses"]["InvalidWebhookRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetWebhookDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookQueued"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookQueued"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["WebhookNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

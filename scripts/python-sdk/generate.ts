@@ -418,10 +418,11 @@ function initModule(document: OpenApiDocument, models: string): string {
     'from .client import WorkspaceClient',
     `from .errors import ${errors.join(', ')}`,
     `from .models import ${exported.join(', ')}`,
+    'from .webhooks import WebhookVerificationError, verify_webhook',
     '',
     `__version__ = ${JSON.stringify(document.info.version)}`,
     '',
-    `__all__ = [${['WorkspaceClient', 'Answer', 'Call', 'CredentialsIn', 'Retry', ...errors, ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
+    `__all__ = [${['WorkspaceClient', 'Answer', 'Call', 'CredentialsIn', 'Retry', ...errors, 'WebhookVerificationError', 'verify_webhook', ...exported].map((name) => JSON.stringify(name)).join(', ')}]`,
     '',
   ].join('\n');
 }

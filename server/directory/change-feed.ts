@@ -12,13 +12,12 @@
  * events after it may be gone; a follower idle for long keeps a fresh cursor as
  * long as it keeps asking.
  */
-import type { ChangeEvent, ChangeEventType, FeedPage } from '../store/records.js';
+import type { ChangeEvent, ChangeEventType, EventTypeFilter, FeedPage } from '../store/records.js';
+
+export type { EventTypeFilter };
 import type { Store } from '../store/repositories.js';
 import { EVENT_TYPES } from '../store/event-types.js';
 import { refuse } from './errors.js';
-
-/** An event type, or every type of one resource (`user.*`). */
-export type EventTypeFilter = ChangeEventType | `${'user' | 'group' | 'api_key'}.*`;
 
 export interface FeedRequest {
   /** A `next_cursor` the feed handed out; from the oldest event it reaches when absent. */

@@ -8,7 +8,7 @@
 import { NameTakenError, StaleVersionError, UnknownMembersError } from '../store/records.js';
 import type { AttributeField } from './attributes.js';
 
-export type Entity = 'user' | 'group' | 'api_key';
+export type Entity = 'user' | 'group' | 'api_key' | 'webhook';
 
 export type Refusal =
   | { kind: 'not_found'; entity: Entity }
@@ -25,6 +25,8 @@ export type Refusal =
   | { kind: 'weak_password'; reason: string }
   /** Members named that are no users' ids. */
   | { kind: 'unknown_members'; userIds: readonly string[] }
+  /** A webhook address the service will not deliver to (docs/events.md, server-side request forgery). */
+  | { kind: 'invalid_webhook_url'; reason: string }
   /** A cursor the service did not hand out. */
   | { kind: 'invalid_cursor'; reason: string }
   /** A change feed cursor older than the feed reaches: what followed it may be gone. */
@@ -46,6 +48,7 @@ function describe(refusal: Refusal): string {
         user: 'User not found',
         group: 'Group not found',
         api_key: 'No active API key has this id: it does not exist or is revoked',
+        webhook: 'Webhook not found',
       }[refusal.entity];
     case 'name_taken':
       return refusal.entity === 'user' ? 'Username is already taken' : 'Group name is already taken';
@@ -67,6 +70,8 @@ function describe(refusal: Refusal): string {
       return refusal.reason;
     case 'invalid_cursor':
       return `Invalid cursor: ${refusal.reason}`;
+    case 'invalid_webhook_url':
+      return `Invalid webhook URL: ${refusal.reason}`;
     case 'cursor_expired':
       return `The cursor is older than the ${refusal.retentionDays} days the change feed reaches: read the directory afresh with get_users and get_groups, then follow the feed again without after`;
     case 'already_member':

@@ -14,13 +14,16 @@ import { changeFeed, DEFAULT_EVENT_RETENTION_DAYS } from './change-feed.js';
 import { groupDirectory } from './groups.js';
 import { keyDirectory } from './keys.js';
 import { userDirectory } from './users.js';
+import { webhookDirectory, type WebhookDirectoryOptions } from './webhooks.js';
 
-export interface DirectoryOptions {
+interface DirectoryOptions {
   /** How far back the change feed reaches (EVENT_RETENTION_DAYS; default 30). */
   eventRetentionDays?: number;
+  /** Where webhooks may deliver (WEBHOOK_ALLOW_PRIVATE), and how host names resolve. */
+  webhooks?: WebhookDirectoryOptions;
 }
 
-export function createDirectory(store: Store, { eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS }: DirectoryOptions = {}) {
+export function createDirectory(store: Store, { eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS, webhooks = {} }: DirectoryOptions = {}) {
   return {
     users: userDirectory(store),
     groups: groupDirectory(store),
@@ -28,6 +31,8 @@ export function createDirectory(store: Store, { eventRetentionDays = DEFAULT_EVE
     keys: keyDirectory(store),
     /** Every committed change, in the order of commit, from a cursor (change-feed.ts). */
     events: changeFeed(store, { retentionDays: eventRetentionDays }),
+    /** Receivers of the change events, and their deliveries (webhooks.ts). */
+    webhooks: webhookDirectory(store, webhooks),
     /** The audit trail, newest first. */
     auditEvents: (query: AuditQuery): Promise<AuditPage> =>
       store.audit.list(query.targetUserId === undefined ? query : { ...query, targetUserId: canonicalId(query.targetUserId) }),
@@ -42,6 +47,8 @@ export { ADMIN_CLI, SERVICE } from '../store/records.js';
 export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
 export type { GroupDirectory, NewGroup } from './groups.js';
 export type { NewApiKey } from './keys.js';
+export type { NewWebhook, WebhookDirectoryOptions } from './webhooks.js';
+export type { DirectoryOptions };
 export type { EventTypeFilter, FeedAnswer, FeedRequest } from './change-feed.js';
 export { DEFAULT_EVENT_RETENTION_DAYS } from './change-feed.js';
 export type * from '../store/records.js';

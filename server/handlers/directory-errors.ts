@@ -20,7 +20,9 @@ function answerTo(refusal: Refusal): Answer {
     case 'not_found':
       return {
         status: 404,
-        code: refusal.entity === 'group' ? 'group_not_found' : refusal.entity === 'user' ? 'user_not_found' : 'not_found',
+        code: ({ user: 'user_not_found', group: 'group_not_found', webhook: 'webhook_not_found', api_key: 'not_found' } as const)[
+          refusal.entity
+        ],
       };
     case 'name_taken':
       return { status: 409, code: refusal.entity === 'user' ? 'username_taken' : 'group_name_taken' };
@@ -52,6 +54,8 @@ function answerTo(refusal: Refusal): Answer {
       return { status: 400, code: 'invalid_cursor', details: [{ path: '/body/after', message: refusal.reason }] };
     case 'cursor_expired':
       return { status: 410, code: 'cursor_expired' };
+    case 'invalid_webhook_url':
+      return { status: 400, code: 'invalid_webhook_url', details: [{ path: '/body/target_webhook/url', message: refusal.reason }] };
     // Neither is asked of the directory by this API (SCIM's filters and group members).
     case 'invalid_filter':
     case 'unknown_members':

@@ -1,13 +1,14 @@
 import { OPERATIONS, WORKSPACE_DOCUMENT } from '../../lib/contract/operations.js';
 import { SCIM_BASE_PATH } from '../../lib/contract/scim-operations.js';
 import { present } from '../../lib/present.js';
-import { createDirectory } from '../directory/index.js';
+import { createDirectory, type DirectoryOptions } from '../directory/index.js';
 import { notReady } from '../readiness.js';
 import type { Store } from '../store/repositories.js';
 import { answeringRefusals } from './directory-errors.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { eventHandlers } from './events.js';
+import { webhookHandlers } from './webhooks.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
 import { userHandlers } from './users.js';
@@ -39,9 +40,13 @@ export const READINESS_CHECK_MS = 1_000;
 export function createHandlers({
   store,
   eventRetentionDays,
+  webhooks,
   ...options
-}: { store: Store; eventRetentionDays?: number } & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
-  const directory = createDirectory(store, eventRetentionDays === undefined ? {} : { eventRetentionDays });
+}: { store: Store } & DirectoryOptions & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
+  const directory = createDirectory(store, {
+    ...(eventRetentionDays === undefined ? {} : { eventRetentionDays }),
+    ...(webhooks === undefined ? {} : { webhooks }),
+  });
   return handlersOver({ ...options, directory, databaseUnreadyBecause: (withinMs) => store.unreadyBecause(withinMs) });
 }
 
@@ -73,6 +78,7 @@ function handlersOver(services: Services): Handlers {
     ...attributeHandlers(services),
     ...auditHandlers(services),
     ...eventHandlers(services),
+    ...webhookHandlers(services),
   };
   // Every handler's directory refusals answered as this API's errors (directory-errors.ts).
   // (A mapped type over every operation: the entries lose each one's own types, which the wrapper keeps.)

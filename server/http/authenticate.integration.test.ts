@@ -83,6 +83,13 @@ describe('credentials and permissions', () => {
           createGroup: { target_group: { name: 'Permission check' } },
           updateGroup: { target_group: { group_id: 'b'.repeat(32) } },
           deleteGroup: { target_group: { group_id: 'b'.repeat(32) } },
+          createWebhook: { target_webhook: { url: 'https://93.184.216.34/permission' } },
+          updateWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          deleteWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          rotateWebhookSecret: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          getWebhookDeliveries: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          redeliverWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          pingWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
         };
         const answer = await service.request(operation.path, {
           method: 'POST',

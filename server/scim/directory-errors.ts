@@ -29,6 +29,7 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
     // The change feed is not SCIM's: neither reaches a SCIM client.
     case 'invalid_cursor':
     case 'cursor_expired':
+    case 'invalid_webhook_url':
       return { status: 400, scimType: 'invalidValue' };
     case 'invalid_username':
     case 'invalid_group_name':

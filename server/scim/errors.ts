@@ -47,6 +47,8 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   invalid_username: 'invalidValue',
   invalid_cursor: 'invalidValue',
   cursor_expired: 'invalidValue',
+  invalid_webhook_url: 'invalidValue',
+  webhook_not_found: 'notFound',
   listing_too_large: 'tooMany',
   invalid_attribute: 'invalidValue',
   ssh_private_key: 'invalidValue',

@@ -41,6 +41,7 @@ export interface ChangeRecord {
   targetUserId?: string;
   targetGroupId?: string;
   targetApiKey?: string;
+  targetWebhookId?: string;
   /** Field names only, never values. */
   changedFields?: readonly string[];
   /** The version the changed user or group is at after the change, where it has one. */
@@ -75,7 +76,7 @@ export class AuditWriter implements AuditTrail {
     // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last.
     const position = traits.kind === 'postgres' ? undefined : sql<number>`(select coalesce(max(position), 0) + 1 from audit_events)`;
     this.#insert = queryTemplate(
-      11,
+      12,
       (
         event_id: string,
         time: string,
@@ -88,6 +89,7 @@ export class AuditWriter implements AuditTrail {
         changed_fields: string,
         protocol: string,
         resource_version: string,
+        target_webhook_id: string,
       ) =>
         db.insertInto('audit_events').values({
           ...(position ? { position } : {}),
@@ -100,6 +102,7 @@ export class AuditWriter implements AuditTrail {
           target_user_id,
           target_group_id,
           target_api_key,
+          target_webhook_id,
           changed_fields,
           protocol,
         }),
@@ -124,6 +127,7 @@ export class AuditWriter implements AuditTrail {
       (change.changedFields ?? []).join(','),
       by.protocol,
       change.resourceVersion ?? null,
+      change.targetWebhookId ?? null,
     ];
     await db.executeQuery(this.#insert(...(values as string[])));
   }
@@ -142,7 +146,12 @@ export class KyselyAuditRepository implements AuditRepository {
     if (types) query = query.where('operation', 'in', operationsOf(types));
     if (resourceId !== undefined) {
       query = query.where((eb) =>
-        eb.or([eb('target_user_id', '=', resourceId), eb('target_group_id', '=', resourceId), eb('target_api_key', '=', resourceId)]),
+        eb.or([
+          eb('target_user_id', '=', resourceId),
+          eb('target_group_id', '=', resourceId),
+          eb('target_api_key', '=', resourceId),
+          eb('target_webhook_id', '=', resourceId),
+        ]),
       );
     }
     const rows = await query.orderBy('position').limit(limit).execute();
@@ -187,10 +196,12 @@ function actorOf(row: Row): ChangeEvent['data']['actor'] {
   return row.actor === 'service' ? { type: 'service', id: null } : { type: 'admin', id: null };
 }
 
-function placedEvent(row: Row): PlacedChangeEvent {
+/** An audit row as the change event it is (the feed's, and a webhook delivery's body). */
+export function placedEvent(row: Row): PlacedChangeEvent {
   const type = EVENT_TYPE_OF[row.operation as AuditOperation];
   const resource = resourceTypeOf(type);
-  const id = (resource === 'user' ? row.target_user_id : resource === 'group' ? row.target_group_id : row.target_api_key) ?? '';
+  const ids = { user: row.target_user_id, group: row.target_group_id, api_key: row.target_api_key, webhook: row.target_webhook_id };
+  const id = ids[resource] ?? '';
   const membership = type === 'group.member_added' || type === 'group.member_removed';
   return {
     position: Number(row.position),

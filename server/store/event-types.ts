@@ -4,7 +4,7 @@
  * The one table both directions read.
  */
 import { present } from '../../lib/present.js';
-import type { AuditOperation, ChangeEventType } from './records.js';
+import type { AuditOperation, ChangeEventType, ResourceType } from './records.js';
 
 export const EVENT_TYPE_OF: Record<AuditOperation, ChangeEventType> = {
   createUser: 'user.created',
@@ -20,6 +20,10 @@ export const EVENT_TYPE_OF: Record<AuditOperation, ChangeEventType> = {
   createApiKey: 'api_key.created',
   updateApiKey: 'api_key.updated',
   revokeApiKey: 'api_key.revoked',
+  createWebhook: 'webhook.created',
+  updateWebhook: 'webhook.updated',
+  disableWebhook: 'webhook.disabled',
+  deleteWebhook: 'webhook.deleted',
 };
 
 const OPERATION_OF = new Map(Object.entries(EVENT_TYPE_OF).map(([operation, type]) => [type, operation as AuditOperation]));
@@ -31,4 +35,4 @@ export const operationsOf = (types: readonly ChangeEventType[]): AuditOperation[
 /** Every event type, for a filter by prefix (`user.*`). */
 export const EVENT_TYPES = Object.values(EVENT_TYPE_OF);
 
-export const resourceTypeOf = (type: ChangeEventType) => type.slice(0, type.indexOf('.')) as 'user' | 'group' | 'api_key';
+export const resourceTypeOf = (type: ChangeEventType) => type.slice(0, type.indexOf('.')) as ResourceType;

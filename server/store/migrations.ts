@@ -245,6 +245,72 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('audit_events_group_idx').on('audit_events').columns(['target_group_id', 'position']).execute();
     },
   },
+  '0010_webhooks': {
+    // Webhooks (docs/events.md) and their deliveries. Each delivery is one event for one
+    // webhook, made by the dispatcher as it follows the change feed (webhook_dispatch holds
+    // how far it has read); its attempts are kept in webhook_attempts. The signing secrets are
+    // kept as they are: signing needs them (the database is as sensitive as the service).
+    async up(db: AnyDatabase) {
+      const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+      const big = postgres ? 'bigint' : 'integer';
+      await db.schema.alterTable('audit_events').addColumn('target_webhook_id', 'text').execute();
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('webhook_id', 'text', (c) => c.primaryKey())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('event_types', 'text')
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('enabled', 'boolean', (c) => c.notNull())
+        .addColumn('exclude_own_changes', 'boolean', (c) => c.notNull())
+        .addColumn('owner_api_key', 'text', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_until', 'text')
+        .addColumn('created', 'text', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('failing_since', 'text')
+        .execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('delivery_id', 'text', (c) => c.primaryKey())
+        .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.webhook_id').onDelete('cascade'))
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        // The event's place in the log, which its body is built from; null for a ping, whose body is kept here.
+        .addColumn('event_position', big)
+        .addColumn('payload', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+        .addColumn('claimed_until', 'text')
+        .addColumn('created', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['state', 'next_attempt_at']).execute();
+      await db.schema.createIndex('webhook_deliveries_webhook_idx').on('webhook_deliveries').column('webhook_id').execute();
+      await db.schema
+        .createTable('webhook_attempts')
+        .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.delivery_id').onDelete('cascade'))
+        .addColumn('webhook_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('attempted_at', 'text', (c) => c.notNull())
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('response_excerpt', 'text')
+        .addColumn('next_attempt_at', 'text')
+        .execute();
+      await db.schema.createIndex('webhook_attempts_webhook_idx').on('webhook_attempts').columns(['webhook_id', 'attempted_at']).execute();
+      await db.schema
+        .createTable('webhook_dispatch')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('position', big, (c) => c.notNull())
+        .execute();
+      // Deliveries start with what is committed from now on: a webhook hears of changes after it is made.
+      await sql`insert into webhook_dispatch (id, position) select 1, coalesce(max(position), 0) from audit_events`.execute(db);
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
+import { KyselyWebhookRepository } from './webhook-repository.js';
 import type { DatabaseTraits } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
@@ -79,6 +80,7 @@ export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, 
     attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
     audit: new KyselyAuditRepository(db),
+    webhooks: new KyselyWebhookRepository(db, traits, audit),
     stats,
     unreadyBecause: (withinMs) => unreadyBecause(db, condition, withinMs),
     close: () => db.destroy(),

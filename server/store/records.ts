@@ -186,7 +186,11 @@ export type AuditOperation =
   | 'updateApiKey'
   | 'updateUserAttributes'
   | 'logoutUser'
-  | 'updateGroup';
+  | 'updateGroup'
+  | 'createWebhook'
+  | 'updateWebhook'
+  | 'disableWebhook'
+  | 'deleteWebhook';
 
 /** What a change was, as the change feed tells it (docs/events.md); one type per audit operation (event-types.ts). */
 export type ChangeEventType =
@@ -202,7 +206,17 @@ export type ChangeEventType =
   | 'group.member_removed'
   | 'api_key.created'
   | 'api_key.updated'
-  | 'api_key.revoked';
+  | 'api_key.revoked'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.disabled'
+  | 'webhook.deleted';
+
+/** What a change event is about. */
+export type ResourceType = 'user' | 'group' | 'api_key' | 'webhook';
+
+/** An event type, or every type of one resource (`user.*`): what a follower or a webhook takes. */
+export type EventTypeFilter = ChangeEventType | `${ResourceType}.*`;
 
 /** A change as the feed and webhooks tell it: the audit event's row, thin (ids, version, field names). */
 export interface ChangeEvent {
@@ -210,7 +224,7 @@ export interface ChangeEvent {
   type: ChangeEventType;
   timestamp: string;
   data: {
-    resource: { type: 'user' | 'group' | 'api_key'; id: string; version: number | null };
+    resource: { type: ResourceType; id: string; version: number | null };
     member?: { user_id: string };
     changed: string[];
     actor: { type: 'api_key' | 'scim' | 'admin' | 'service'; id: string | null };
@@ -232,7 +246,7 @@ export interface FeedQuery {
   since: string;
   /** Only these types (none: every type). */
   types?: readonly ChangeEventType[];
-  /** Only events naming this user, group or API key. */
+  /** Only events naming this user, group, API key or webhook. */
   resourceId?: string;
   limit: number;
 }
@@ -254,6 +268,7 @@ export interface AuditEvent {
   target_user_id: string | null;
   target_group_id: string | null;
   target_api_key: string | null;
+  target_webhook_id: string | null;
   changed_fields: string[];
 }
 
@@ -377,4 +392,87 @@ export class NameTakenError extends Error {
     super(`${field} is already taken`);
     this.name = 'NameTakenError';
   }
+}
+
+/** A receiver of change events (migration 0010), as answers show it: never its secret. */
+export interface Webhook {
+  webhook_id: string;
+  url: string;
+  /** The event type filters it takes (`user.*`, `group.created`); null for every event. */
+  event_types: EventTypeFilter[] | null;
+  description: string;
+  enabled: boolean;
+  exclude_own_changes: boolean;
+  created: string;
+  disabled_reason: string | null;
+}
+
+/** The secrets a webhook's deliveries are signed with: the current one, and for a while after a rotation the one before. */
+export interface WebhookSecrets {
+  current: string;
+  previous: string | null;
+  /** Until when the previous secret signs too. */
+  previousUntil: string | null;
+}
+
+export interface StoredWebhook {
+  record: Webhook;
+  /** The key that made it: its changes are left out when `exclude_own_changes`. */
+  ownerApiKey: string;
+  secrets: WebhookSecrets;
+  /** Since when every delivery to it has failed; null when the last one succeeded. */
+  failingSince: string | null;
+}
+
+export interface NewWebhookRecord {
+  webhook_id: string;
+  url: string;
+  event_types: EventTypeFilter[] | null;
+  description: string;
+  exclude_own_changes: boolean;
+  owner_api_key: string;
+  secret: string;
+  created: string;
+}
+
+/** What a request may change of a webhook. */
+export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'event_types' | 'description' | 'enabled' | 'exclude_own_changes'>>;
+
+/** A delivery due now, claimed by this instance until its lease ends. */
+export interface DueDelivery {
+  deliveryId: string;
+  webhookId: string;
+  url: string;
+  secrets: WebhookSecrets;
+  /** Attempts made before this one. */
+  attempts: number;
+  eventId: string;
+  eventType: string;
+  /** The body to POST; undefined when its event is no longer kept (out of retention). */
+  body: string | undefined;
+}
+
+/** What an attempt came to, as the delivery engine settles it. */
+export interface AttemptOutcome {
+  delivery: DueDelivery;
+  attemptedAt: string;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+  /** Delivered (a 2xx), to be tried again at a time, or given up. */
+  result: { kind: 'delivered' } | { kind: 'retry'; at: string } | { kind: 'given_up' };
+}
+
+/** One attempt, as get_webhook_deliveries shows it. */
+export interface WebhookAttempt {
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  attempted_at: string;
+  duration_ms: number;
+  status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: string | null;
 }

@@ -19,6 +19,15 @@ import type {
   UsernameReport,
   UserQuery,
   ExpectedVersions,
+  AttemptOutcome,
+  ChangeEvent,
+  DueDelivery,
+  NewWebhookRecord,
+  StoredWebhook,
+  Webhook,
+  WebhookAttempt,
+  WebhookChanges,
+  WebhookSecrets,
   FeedPage,
   FeedQuery,
   StoredUser,
@@ -136,6 +145,40 @@ export interface AuditRepository {
   prune(before: string, limit: number): Promise<number>;
 }
 
+/** Webhooks, and the deliveries of change events to them (docs/events.md). */
+export interface WebhookRepository {
+  create(webhook: NewWebhookRecord, by: ChangeAuthor): Promise<Webhook>;
+  /** Every webhook, oldest first. */
+  list(): Promise<Webhook[]>;
+  find(webhookId: string): Promise<StoredWebhook | undefined>;
+  /** Applies the changes; enabling clears why it was disabled and its failures. Undefined when there is no such webhook. */
+  update(webhookId: string, changes: WebhookChanges, by: ChangeAuthor): Promise<Webhook | undefined>;
+  /** Sets its secrets (a rotation); undefined when there is no such webhook. */
+  rotate(webhookId: string, secrets: WebhookSecrets, by: ChangeAuthor): Promise<Webhook | undefined>;
+  /** Deletes it with its deliveries; false when there is no such webhook. */
+  delete(webhookId: string, by: ChangeAuthor): Promise<boolean>;
+  /** Disables an enabled webhook, saying why (the service's own decision); false when it was not enabled. */
+  disable(webhookId: string, reason: string, by: ChangeAuthor): Promise<boolean>;
+  /**
+   * Reads the change log on from where the last call stopped and makes a delivery of each
+   * event for each enabled webhook that takes it, all in one transaction with the place it
+   * stopped at; gives the events read. One instance at a time does it.
+   */
+  dispatch(now: string, limit: number): Promise<ChangeEvent[]>;
+  /** Claims up to `limit` deliveries due at `now` until `leaseUntil`, leaving out those of `busyWebhooks`. */
+  claim(now: string, leaseUntil: string, limit: number, busyWebhooks: readonly string[]): Promise<DueDelivery[]>;
+  /** Records an attempt and what it came to. */
+  settle(outcome: AttemptOutcome): Promise<void>;
+  /** Queues the events it takes again: one by its id, or every one committed since a time; gives how many. */
+  redeliver(webhookId: string, which: { eventId: string } | { since: string }, now: string): Promise<number>;
+  /** Queues a delivery of a body of its own (a ping). */
+  queuePayload(webhookId: string, event: { eventId: string; eventType: string; body: string }, now: string): Promise<void>;
+  /** Its latest attempts, newest first. */
+  attempts(webhookId: string, limit: number): Promise<WebhookAttempt[]>;
+  /** When the oldest delivery still waiting became due; undefined when none waits. */
+  oldestPending(): Promise<string | undefined>;
+}
+
 export interface StoreStats {
   /** PostgreSQL's connection pool: connections open, idle, and requests waiting for one. */
   pool?: { total: number; idle: number; waiting: number };
@@ -147,6 +190,7 @@ export interface Store {
   readonly attributes: AttributesRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly audit: AuditRepository;
+  readonly webhooks: WebhookRepository;
   /** How the database connection is doing, for metrics. */
   stats(): StoreStats;
   /**

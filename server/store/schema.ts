@@ -11,6 +11,10 @@ export interface Database {
   api_keys: ApiKeysTable;
   username_reports: UsernameReportsTable;
   audit_events: AuditEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_dispatch: { id: number; position: number | string };
   user_attributes: UserAttributesTable;
 }
 
@@ -46,6 +50,57 @@ export interface AuditEventsTable {
   position: Generated<number | string>;
   /** The version its resource is at after the change; null where none has one (migration 0009). */
   resource_version: number | null;
+  /** The webhook made, changed or deleted (migration 0010). */
+  target_webhook_id: string | null;
+}
+
+/** A receiver of change events (migration 0010). */
+export interface WebhooksTable {
+  webhook_id: string;
+  url: string;
+  /** JSON: the event type filters; null for every event. */
+  event_types: string | null;
+  description: string;
+  enabled: StoredBoolean;
+  exclude_own_changes: StoredBoolean;
+  owner_api_key: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created: string;
+  disabled_reason: string | null;
+  failing_since: string | null;
+}
+
+/** One event to deliver to one webhook, until it is delivered or given up (migration 0010). */
+export interface WebhookDeliveriesTable {
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  event_position: number | string | null;
+  payload: string | null;
+  attempts: number;
+  /** `pending`, `delivered` or `failed`. */
+  state: string;
+  next_attempt_at: string;
+  claimed_until: string | null;
+  created: string;
+}
+
+/** One attempt of a delivery, as get_webhook_deliveries shows it (migration 0010). */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  attempted_at: string;
+  duration_ms: number;
+  status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: string | null;
 }
 
 type StoredBoolean = number | boolean;

@@ -18,7 +18,7 @@ import { createLogger } from '../logger.js';
 import { openInspectedStore } from '../store/testing/open-test-store.js';
 import type { StoreInspection } from '../store/testing/inspection.js';
 import type { Group, User } from '../store/records.js';
-import { createDirectory, type NewGroup } from '../directory/index.js';
+import { createDirectory, type NewGroup, type WebhookDirectoryOptions } from '../directory/index.js';
 import { aGroup } from './factories.js';
 import { TEST_SETUP } from './test-setup.js';
 import type { Store } from '../store/repositories.js';
@@ -60,6 +60,8 @@ export interface TestServiceOptions {
   wrapStore?: (store: Store) => Store;
   /** GET_USERS_MAX: the most users get_users lists at once. */
   getUsersMax?: number;
+  /** How webhooks' addresses are checked (a resolver of the test's own, WEBHOOK_ALLOW_PRIVATE). */
+  webhooks?: WebhookDirectoryOptions;
   /** Count and time requests (TestService.metrics), as with METRICS_PORT set. */
   metrics?: boolean;
   /** The web origins whose pages may call the service (CORS_ORIGINS). */
@@ -119,7 +121,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const served = options.wrapStore ? options.wrapStore(store) : store;
   const app = createApp({
     store: served,
-    handlers: createHandlers({ store: served, ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}) }),
+    handlers: createHandlers({
+      store: served,
+      ...(options.getUsersMax ? { getUsersMax: options.getUsersMax } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    }),
     validation: contractValidation({ responses: true }),
     scimHandlers: createScimHandlers(served),
     scimValidation: scimContractValidation({ responses: true }),

@@ -6,6 +6,7 @@ import type {
   GroupRepository,
   Store,
   UserRepository,
+  WebhookRepository,
 } from '../store/repositories.js';
 
 export interface StoreOverrides {
@@ -14,6 +15,7 @@ export interface StoreOverrides {
   attributes?: Partial<AttributesRepository>;
   apiKeys?: Partial<ApiKeyRepository>;
   audit?: Partial<AuditRepository>;
+  webhooks?: Partial<WebhookRepository>;
   unreadyBecause?: Store['unreadyBecause'];
 }
 
@@ -36,6 +38,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     attributes: overridden(store.attributes, overrides.attributes),
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
     audit: overridden(store.audit, overrides.audit),
+    webhooks: overridden(store.webhooks, overrides.webhooks),
     unreadyBecause: overrides.unreadyBecause ?? ((withinMs) => store.unreadyBecause(withinMs)),
     stats: () => store.stats(),
     close: () => store.close(),

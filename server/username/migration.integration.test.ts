@@ -38,6 +38,9 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     }
     // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
     await inspection.execute(sql`drop table username_reports`);
+    for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_dispatch', 'webhooks']) {
+      await inspection.execute(sql`drop table ${sql.table(table)}`);
+    }
     await inspection.execute(sql`drop table audit_events`);
     await inspection.execute(sql`drop table user_attributes`);
     await inspection.execute(sql`alter table users drop column sessions_valid_from`);

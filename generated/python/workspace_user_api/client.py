@@ -11,7 +11,7 @@ from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
 from .errors import ApiError, TransportError
-from .models import AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef
+from .models import AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
 
 __all__ = ["WorkspaceClient"]
 
@@ -325,6 +325,117 @@ class WorkspaceClient(BaseClient):
         if wait_seconds is not None:
             body["wait_seconds"] = wait_seconds
         return self._call_model(EventPage.from_json, "POST", "/api/public/get_events", body, credentials=True)
+
+    def create_webhook(self, *, target_webhook: NewWebhook | Mapping[str, Any]) -> WebhookSecretResponse:
+        """Make a webhook.
+
+        Makes a webhook: every change event it takes (`event_types`) is POSTed to its `url`, signed as Standard Webhooks 1.0 says, retried on the specification's schedule until it succeeds (docs/events.md). Answers with its signing secret, shown only this once. The address must be public (`invalid_webhook_url` otherwise). Told as `webhook.created`.
+
+        :param target_webhook: The webhook to make.
+
+        ``POST /api/public/create_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/create_webhook", body, credentials=True)
+
+    def get_webhooks(self) -> WebhookList:
+        """List the webhooks.
+
+        Every webhook, oldest first, with why the service disabled it if it did; never a secret.
+
+        ``POST /api/public/get_webhooks``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {}
+        return self._call_model(WebhookList.from_json, "POST", "/api/public/get_webhooks", body, credentials=True)
+
+    def update_webhook(self, *, target_webhook: WebhookUpdate | Mapping[str, Any]) -> WebhookResponse:
+        """Change a webhook.
+
+        Changes what is given of a webhook: its address, the events it takes, its description, whether it is enabled. Enabling a disabled webhook clears why it was disabled. Told as `webhook.updated` (or `webhook.disabled`).
+
+        :param target_webhook: The webhook to change, and what changes.
+
+        ``POST /api/public/update_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        return self._call_model(WebhookResponse.from_json, "POST", "/api/public/update_webhook", body, credentials=True)
+
+    def delete_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> Call:
+        """Delete a webhook.
+
+        Deletes a webhook and its deliveries still waiting; nothing more is sent to it. Told as `webhook.deleted`.
+
+        :param target_webhook: The webhook to delete.
+
+        ``POST /api/public/delete_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        Returns how the answer came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        return self._call_json("POST", "/api/public/delete_webhook", body, credentials=True)[1]
+
+    def rotate_webhook_secret(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> WebhookSecretResponse:
+        """Rotate a webhook's secret.
+
+        Gives the webhook a new signing secret, shown this once. For 24 hours the old secret signs beside it (two signatures in `webhook-signature`), so that the receiver can switch without losing a delivery. Told as `webhook.updated` with `changed: ["secret"]`.
+
+        :param target_webhook: The webhook whose secret to replace.
+
+        ``POST /api/public/rotate_webhook_secret``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/rotate_webhook_secret", body, credentials=True)
+
+    def get_webhook_deliveries(self, *, target_webhook: WebhookRef | Mapping[str, Any], limit: int | None = None) -> WebhookDeliveryPage:
+        """List a webhook's deliveries.
+
+        Every attempt to deliver to the webhook, newest first: the event, which attempt, when, how long it took, the answer's status and first kilobyte, or why none came, and when the event is tried again.
+
+        :param target_webhook: The webhook whose deliveries to list.
+        :param limit: At most this many attempts, newest first; default 50.
+
+        ``POST /api/public/get_webhook_deliveries``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        if limit is not None:
+            body["limit"] = limit
+        return self._call_model(WebhookDeliveryPage.from_json, "POST", "/api/public/get_webhook_deliveries", body, credentials=True)
+
+    def redeliver_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any], event_id: str | None = None, since: datetime | None = None) -> WebhookQueued:
+        """Deliver events again.
+
+        Queues events to be delivered to the webhook again, with their own `webhook-id`s: one event (`event_id`), or every event it takes that was committed since a time (`since`), as far back as the change feed reaches.
+
+        :param target_webhook: The webhook to deliver to again.
+        :param event_id: Deliver this event again (an `event_id` of the change feed).
+        :param since: Deliver again every event it takes that was committed at or after this time.
+
+        ``POST /api/public/redeliver_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        if event_id is not None:
+            body["event_id"] = event_id
+        if since is not None:
+            body["since"] = since.isoformat()
+        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/redeliver_webhook", body, credentials=True)
+
+    def ping_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> WebhookQueued:
+        """Ping a webhook.
+
+        Queues a `webhook.ping` delivery to the webhook, signed as any other, to check its receiver; its outcome is in `get_webhook_deliveries`.
+
+        :param target_webhook: The webhook to send a `webhook.ping` to.
+
+        ``POST /api/public/ping_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
+        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/ping_webhook", body, credentials=True)
 
     def get_health(self) -> Health:
         """Liveness.

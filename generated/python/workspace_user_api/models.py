@@ -9,9 +9,9 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "cursor_expired", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections"]
 """The values of Error.code."""
 
 ApiKey: TypeAlias = str
@@ -20,13 +20,14 @@ ApiKey: TypeAlias = str
 ApiKeySecret: TypeAlias = str
 """The API key's secret, shown once when the key is created. Never returned by the API."""
 
-Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete", "events_view"]
+Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete", "events_view", "webhooks_manage"]
 """A permission an API key may hold; each operation's `x-permission` names the one it needs.
 `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
 user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
 Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
 (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
-`events_view` lets a key follow the change feed (`get_events`). Keys made before a
+`events_view` lets a key follow the change feed (`get_events`); `webhooks_manage` lets it
+make, change and delete webhooks. Keys made before a
 permission existed do not have it.
 """
 
@@ -117,7 +118,7 @@ GroupName: TypeAlias = str
 surrounding whitespace is removed before it is stored or compared.
 """
 
-AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup"]
+AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup", "createWebhook", "updateWebhook", "disableWebhook", "deleteWebhook"]
 """The values of AuditEvent.operation."""
 
 AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
@@ -126,20 +127,34 @@ AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
 EventCursor: TypeAlias = str
 """A place in the change feed, as `next_cursor` hands it out: follow from it to get what came after, exactly once. Opaque."""
 
-EventTypeFilter: TypeAlias = Literal["user.*", "group.*", "api_key.*", "user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked"]
+EventTypeFilter: TypeAlias = Literal["user.*", "group.*", "api_key.*", "webhook.*", "user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked", "webhook.created", "webhook.updated", "webhook.disabled", "webhook.deleted"]
 """An event type (`user.updated`), or every type of one resource (`user.*`)."""
 
-EventType: TypeAlias = Literal["user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked"]
+EventType: TypeAlias = Literal["user.created", "user.updated", "user.deleted", "user.logged_out", "user.attributes_updated", "group.created", "group.updated", "group.deleted", "group.member_added", "group.member_removed", "api_key.created", "api_key.updated", "api_key.revoked", "webhook.created", "webhook.updated", "webhook.disabled", "webhook.deleted"]
 """What happened, as `<resource>.<what>`. A SCIM PATCH that deactivates a user is a
 `user.updated` whose `changed` is `["disabled"]`; `group.member_added` and
 `group.member_removed` name the user in `data.member`.
 """
 
-EventResourceType: TypeAlias = Literal["user", "group", "api_key"]
+EventResourceType: TypeAlias = Literal["user", "group", "api_key", "webhook"]
 """The values of EventResource.type."""
 
 EventActorType: TypeAlias = Literal["api_key", "scim", "admin", "service"]
 """The values of EventActor.type."""
+
+WebhookUrl: TypeAlias = str
+"""Where deliveries are POSTed: an `http` or `https` address without credentials in it, whose host is and resolves only to public addresses (no loopback, private, link-local, unique-local, cloud-metadata or unspecified address, in any of their forms), checked again on the address connected to at each delivery. `WEBHOOK_ALLOW_PRIVATE=true` lets a development setup deliver to loopback and private addresses."""
+
+WebhookEventTypes: TypeAlias = list[EventTypeFilter] | None
+"""The events delivered, by type or by resource (`user.*`); null or left out for every event."""
+
+WebhookId: TypeAlias = str
+"""A webhook's identifier, 32 lowercase hexadecimal digits."""
+
+WebhookIdAccepted: TypeAlias = str
+"""A webhook's identifier as a request may send it: 32 hexadecimal digits, or the same digits
+in the dashed UUID form, in either case; answers always give the 32 lowercase digits.
+"""
 
 HealthStatus: TypeAlias = Literal["ok"]
 """The values of Health.status."""
@@ -1007,7 +1022,7 @@ class AuditEvent:
     time: datetime
 
     operation: AuditEventOperation
-    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`)."""
+    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook."""
 
     actor: str
     """The API key that made the change, or `admin-cli` for `npm run admin`."""
@@ -1027,12 +1042,15 @@ class AuditEvent:
     target_api_key: str | None
     """The API key created, changed or revoked."""
 
+    target_webhook_id: str | None
+    """The webhook made, changed, disabled or deleted."""
+
     changed_fields: list[str]
     """The fields set or changed, by name (`password` when a password was set or changed); empty for a deletion or a membership."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"event_id": self.event_id, "time": self.time.isoformat(), "operation": self.operation, "actor": self.actor, "protocol": self.protocol, "request_id": self.request_id, "target_user_id": self.target_user_id, "target_group_id": self.target_group_id, "target_api_key": self.target_api_key, "changed_fields": list(self.changed_fields)}
+        body: dict[str, Any] = {"event_id": self.event_id, "time": self.time.isoformat(), "operation": self.operation, "actor": self.actor, "protocol": self.protocol, "request_id": self.request_id, "target_user_id": self.target_user_id, "target_group_id": self.target_group_id, "target_api_key": self.target_api_key, "target_webhook_id": self.target_webhook_id, "changed_fields": list(self.changed_fields)}
         return body
 
     @classmethod
@@ -1049,6 +1067,7 @@ class AuditEvent:
             target_user_id=None if _decode.required(fields, "target_user_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_user_id", "AuditEvent"), "AuditEvent.target_user_id"),
             target_group_id=None if _decode.required(fields, "target_group_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_group_id", "AuditEvent"), "AuditEvent.target_group_id"),
             target_api_key=None if _decode.required(fields, "target_api_key", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_api_key", "AuditEvent"), "AuditEvent.target_api_key"),
+            target_webhook_id=None if _decode.required(fields, "target_webhook_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "target_webhook_id", "AuditEvent"), "AuditEvent.target_webhook_id"),
             changed_fields=[_decode.text(item, "AuditEvent.changed_fields[]") for item in _decode.array(_decode.required(fields, "changed_fields", "AuditEvent"), "AuditEvent.changed_fields")],
         )
 
@@ -1086,10 +1105,10 @@ class EventResource:
     """What kind of resource it is."""
 
     id: str
-    """The user's `user_id`, the group's `group_id` or the key's `api_key`."""
+    """The user's `user_id`, the group's `group_id`, the key's `api_key` or the webhook's `webhook_id`."""
 
     version: int | None
-    """The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes and API keys, which have no version."""
+    """The version the resource's `ETag` shows after the change (order a resource's events by it); null for a deletion, a user's attributes, API keys and webhooks, which have no version."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
@@ -1247,6 +1266,326 @@ class EventPage(Answer):
         return cls(
             events=[Event.from_json(item) for item in _decode.array(_decode.required(fields, "events", "EventPage"), "EventPage.events")],
             next_cursor=_decode.text(_decode.required(fields, "next_cursor", "EventPage"), "EventPage.next_cursor"),
+        )
+
+
+@dataclass(kw_only=True)
+class NewWebhook:
+    """A new webhook."""
+
+    url: WebhookUrl
+    """Where deliveries are POSTed."""
+
+    event_types: WebhookEventTypes | None = None
+    """The events delivered; every event when left out."""
+
+    description: str | None = None
+    """What the webhook is for, for people."""
+
+    exclude_own_changes: bool | None = None
+    """Leave out the changes made by this request's key (default false)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"url": self.url}
+        if self.event_types is not None:
+            body["event_types"] = None if self.event_types is None else list(self.event_types)
+        if self.description is not None:
+            body["description"] = self.description
+        if self.exclude_own_changes is not None:
+            body["exclude_own_changes"] = self.exclude_own_changes
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> NewWebhook:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "NewWebhook")
+        return cls(
+            url=_decode.text(_decode.required(fields, "url", "NewWebhook"), "NewWebhook.url"),
+            event_types=None if fields["event_types"] is None else [cast("EventTypeFilter", _decode.text(item, "NewWebhook.event_types[]")) for item in _decode.array(fields["event_types"], "NewWebhook.event_types")] if "event_types" in fields else None,
+            description=_decode.text(fields["description"], "NewWebhook.description") if "description" in fields else None,
+            exclude_own_changes=_decode.boolean(fields["exclude_own_changes"], "NewWebhook.exclude_own_changes") if "exclude_own_changes" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class Webhook:
+    """A receiver of change events, delivered as Standard Webhooks 1.0 describes (docs/events.md). Its secret is shown only when it is made or rotated."""
+
+    webhook_id: WebhookId
+    """The webhook's identifier."""
+
+    url: WebhookUrl
+    """Where deliveries are POSTed."""
+
+    event_types: WebhookEventTypes
+    """The events delivered; null for every event."""
+
+    description: str
+    """What the webhook is for, for people."""
+
+    enabled: bool
+    """Whether events are delivered to it; false once disabled, by a request or by the service."""
+
+    exclude_own_changes: bool
+    """Whether changes made by the key that made the webhook are left out (a sync job does not hear its own writes)."""
+
+    created: datetime
+
+    disabled_reason: str | None
+    """Why the service disabled it (its receiver answered 410 Gone, or failed every delivery for `WEBHOOK_DISABLE_AFTER_DAYS`); null when it is enabled or was disabled by a request."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhook_id": self.webhook_id, "url": self.url, "event_types": None if self.event_types is None else list(self.event_types), "description": self.description, "enabled": self.enabled, "exclude_own_changes": self.exclude_own_changes, "created": self.created.isoformat(), "disabled_reason": self.disabled_reason}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> Webhook:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "Webhook")
+        return cls(
+            webhook_id=_decode.text(_decode.required(fields, "webhook_id", "Webhook"), "Webhook.webhook_id"),
+            url=_decode.text(_decode.required(fields, "url", "Webhook"), "Webhook.url"),
+            event_types=None if _decode.required(fields, "event_types", "Webhook") is None else [cast("EventTypeFilter", _decode.text(item, "Webhook.event_types[]")) for item in _decode.array(_decode.required(fields, "event_types", "Webhook"), "Webhook.event_types")],
+            description=_decode.text(_decode.required(fields, "description", "Webhook"), "Webhook.description"),
+            enabled=_decode.boolean(_decode.required(fields, "enabled", "Webhook"), "Webhook.enabled"),
+            exclude_own_changes=_decode.boolean(_decode.required(fields, "exclude_own_changes", "Webhook"), "Webhook.exclude_own_changes"),
+            created=_decode.date_time(_decode.required(fields, "created", "Webhook"), "Webhook.created"),
+            disabled_reason=None if _decode.required(fields, "disabled_reason", "Webhook") is None else _decode.text(_decode.required(fields, "disabled_reason", "Webhook"), "Webhook.disabled_reason"),
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookSecretResponse(Answer):
+    """The webhook and its new secret, shown this once."""
+
+    webhook: Webhook
+    """The webhook."""
+
+    secret: str
+    """The signing secret (`whsec_` and base64), shown only now: keep it where the receiver reads it. After a rotation the old secret signs beside the new one for 24 hours."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhook": self.webhook.to_json(), "secret": self.secret}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookSecretResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookSecretResponse")
+        return cls(
+            webhook=Webhook.from_json(_decode.required(fields, "webhook", "WebhookSecretResponse")),
+            secret=_decode.text(_decode.required(fields, "secret", "WebhookSecretResponse"), "WebhookSecretResponse.secret"),
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookList(Answer):
+    """WebhookList"""
+
+    webhooks: list[Webhook]
+    """Every webhook, oldest first."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhooks": [item.to_json() for item in self.webhooks]}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookList:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookList")
+        return cls(
+            webhooks=[Webhook.from_json(item) for item in _decode.array(_decode.required(fields, "webhooks", "WebhookList"), "WebhookList.webhooks")],
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookUpdate:
+    """The webhook to change, and what changes; what is left out stays as it is."""
+
+    webhook_id: WebhookIdAccepted
+    """The webhook to change."""
+
+    url: WebhookUrl | None = None
+    """A new address for its deliveries."""
+
+    event_types: WebhookEventTypes | None = None
+    """The events it takes from now on; null for every event."""
+
+    description: str | None = None
+    """What the webhook is for, for people."""
+
+    enabled: bool | None = None
+    """Disable it, or enable it again (which clears `disabled_reason` and its record of failures)."""
+
+    exclude_own_changes: bool | None = None
+    """Leave out the changes made by the key that made the webhook."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhook_id": self.webhook_id}
+        if self.url is not None:
+            body["url"] = self.url
+        if self.event_types is not None:
+            body["event_types"] = None if self.event_types is None else list(self.event_types)
+        if self.description is not None:
+            body["description"] = self.description
+        if self.enabled is not None:
+            body["enabled"] = self.enabled
+        if self.exclude_own_changes is not None:
+            body["exclude_own_changes"] = self.exclude_own_changes
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookUpdate:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookUpdate")
+        return cls(
+            webhook_id=_decode.text(_decode.required(fields, "webhook_id", "WebhookUpdate"), "WebhookUpdate.webhook_id"),
+            url=_decode.text(fields["url"], "WebhookUpdate.url") if "url" in fields else None,
+            event_types=None if fields["event_types"] is None else [cast("EventTypeFilter", _decode.text(item, "WebhookUpdate.event_types[]")) for item in _decode.array(fields["event_types"], "WebhookUpdate.event_types")] if "event_types" in fields else None,
+            description=_decode.text(fields["description"], "WebhookUpdate.description") if "description" in fields else None,
+            enabled=_decode.boolean(fields["enabled"], "WebhookUpdate.enabled") if "enabled" in fields else None,
+            exclude_own_changes=_decode.boolean(fields["exclude_own_changes"], "WebhookUpdate.exclude_own_changes") if "exclude_own_changes" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookResponse(Answer):
+    """WebhookResponse"""
+
+    webhook: Webhook
+    """The webhook as it is now."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhook": self.webhook.to_json()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookResponse")
+        return cls(
+            webhook=Webhook.from_json(_decode.required(fields, "webhook", "WebhookResponse")),
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookRef:
+    """Names a webhook by identifier."""
+
+    webhook_id: WebhookIdAccepted
+    """The webhook's identifier."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"webhook_id": self.webhook_id}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookRef:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookRef")
+        return cls(
+            webhook_id=_decode.text(_decode.required(fields, "webhook_id", "WebhookRef"), "WebhookRef.webhook_id"),
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookDelivery:
+    """One attempt to deliver an event to a webhook."""
+
+    event_id: str
+    """The event delivered (its `webhook-id`)."""
+
+    event_type: str
+    """The event's type (`webhook.ping` for a ping)."""
+
+    attempt: int
+    """Which attempt this was, from 1."""
+
+    attempted_at: datetime
+
+    duration_ms: int
+    """From sending to the answer, or to the failure."""
+
+    status: int | None
+    """The receiver's answer status; null when none came."""
+
+    error: str | None
+    """Why no answer came, or why the address was refused; null when one came."""
+
+    response_excerpt: str | None
+    """The first kilobyte of the answer's body, as text."""
+
+    next_attempt_at: datetime | None
+    """When the event is tried again after this attempt failed; null when it is not."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"event_id": self.event_id, "event_type": self.event_type, "attempt": self.attempt, "attempted_at": self.attempted_at.isoformat(), "duration_ms": self.duration_ms, "status": self.status, "error": self.error, "response_excerpt": self.response_excerpt, "next_attempt_at": None if self.next_attempt_at is None else self.next_attempt_at.isoformat()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookDelivery:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookDelivery")
+        return cls(
+            event_id=_decode.text(_decode.required(fields, "event_id", "WebhookDelivery"), "WebhookDelivery.event_id"),
+            event_type=_decode.text(_decode.required(fields, "event_type", "WebhookDelivery"), "WebhookDelivery.event_type"),
+            attempt=_decode.integer(_decode.required(fields, "attempt", "WebhookDelivery"), "WebhookDelivery.attempt"),
+            attempted_at=_decode.date_time(_decode.required(fields, "attempted_at", "WebhookDelivery"), "WebhookDelivery.attempted_at"),
+            duration_ms=_decode.integer(_decode.required(fields, "duration_ms", "WebhookDelivery"), "WebhookDelivery.duration_ms"),
+            status=None if _decode.required(fields, "status", "WebhookDelivery") is None else _decode.integer(_decode.required(fields, "status", "WebhookDelivery"), "WebhookDelivery.status"),
+            error=None if _decode.required(fields, "error", "WebhookDelivery") is None else _decode.text(_decode.required(fields, "error", "WebhookDelivery"), "WebhookDelivery.error"),
+            response_excerpt=None if _decode.required(fields, "response_excerpt", "WebhookDelivery") is None else _decode.text(_decode.required(fields, "response_excerpt", "WebhookDelivery"), "WebhookDelivery.response_excerpt"),
+            next_attempt_at=None if _decode.required(fields, "next_attempt_at", "WebhookDelivery") is None else _decode.date_time(_decode.required(fields, "next_attempt_at", "WebhookDelivery"), "WebhookDelivery.next_attempt_at"),
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookDeliveryPage(Answer):
+    """WebhookDeliveryPage"""
+
+    deliveries: list[WebhookDelivery]
+    """The attempts, newest first."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"deliveries": [item.to_json() for item in self.deliveries]}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookDeliveryPage:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookDeliveryPage")
+        return cls(
+            deliveries=[WebhookDelivery.from_json(item) for item in _decode.array(_decode.required(fields, "deliveries", "WebhookDeliveryPage"), "WebhookDeliveryPage.deliveries")],
+        )
+
+
+@dataclass(kw_only=True)
+class WebhookQueued(Answer):
+    """WebhookQueued"""
+
+    queued: int
+    """How many deliveries were queued."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"queued": self.queued}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> WebhookQueued:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "WebhookQueued")
+        return cls(
+            queued=_decode.integer(_decode.required(fields, "queued", "WebhookQueued"), "WebhookQueued.queued"),
         )
 
 

@@ -32,6 +32,10 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   username_reports: ['user_id'],
   audit_events: ['event_id'],
   user_attributes: ['user_id'],
+  webhooks: ['webhook_id'],
+  webhook_deliveries: ['delivery_id'],
+  webhook_attempts: ['delivery_id', 'attempt'],
+  webhook_dispatch: ['id'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {

@@ -1,0 +1,88 @@
+/**
+ * What only PostgreSQL has to get right about webhook deliveries: several
+ * instances deliver at once, each claiming what is due with FOR UPDATE SKIP
+ * LOCKED and a lease, so that each delivery goes out once while its claimer
+ * lives, and is taken over by another when the lease ends.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../../logger.js';
+import { TEST_SETUP } from '../../testing/test-setup.js';
+import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
+import { deliveryEngine } from '../../webhooks/delivery-engine.js';
+import type { Store } from '../repositories.js';
+import { newUserRecord, openInspectedStore } from '../testing/open-test-store.js';
+
+describe('PostgreSQL: webhook deliveries shared by instances', () => {
+  let database: TestDatabase;
+  let first: Store;
+  let second: Store;
+  before(async () => {
+    assert.ok(process.env.TEST_POSTGRES_URL, 'run through scripts/with-postgres.ts (the PostgreSQL pass of npm run test:integration)');
+    database = await createTestDatabase();
+    first = (await openInspectedStore(database.url)).store;
+    second = (await openInspectedStore(database.url)).store;
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await database?.drop();
+  });
+
+  it("delivers each event once with two instances claiming at once, and a dead claimer's deliveries after its lease", async () => {
+    await first.webhooks.create(
+      {
+        webhook_id: 'd'.repeat(32),
+        url: 'https://hooks.example.com/in',
+        event_types: ['user.created'],
+        description: '',
+        exclude_own_changes: false,
+        owner_api_key: 'k',
+        secret: `whsec_${Buffer.from('a secret of twenty-four bytes').toString('base64')}`,
+        created: new Date().toISOString(),
+      },
+      TEST_SETUP,
+    );
+    for (let count = 0; count < 40; count++) await first.users.create(newUserRecord(), TEST_SETUP);
+    const sent: string[] = [];
+    const engineOn = (store: Store) =>
+      deliveryEngine({
+        store,
+        logger: createLogger('silent'),
+        schedule: [5_000],
+        disableAfterMs: 86_400_000,
+        send: async (_url, headers) => {
+          sent.push(headers['webhook-id']!);
+          // A slow receiver, so that both instances claim while the other's claims are open.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return { status: 200, retryAfter: undefined, excerpt: '' };
+        },
+      });
+    const [one, two] = [engineOn(first), engineOn(second)];
+    while ((await Promise.all([one.round(), two.round()])).some((claimed) => claimed > 0));
+    assert.equal(sent.length, 40, 'every event delivered');
+    assert.equal(new Set(sent).size, 40, 'none twice');
+
+    // An instance that claimed and died: its claim stands until the lease ends, then another sends.
+    await first.users.create(newUserRecord(), TEST_SETUP);
+    let now = Date.now();
+    await first.webhooks.dispatch(new Date(now).toISOString(), 100);
+    const claimed = await first.webhooks.claim(new Date(now).toISOString(), new Date(now + 60_000).toISOString(), 10, []);
+    assert.equal(claimed.length, 1);
+    const survivor = deliveryEngine({
+      store: second,
+      logger: createLogger('silent'),
+      schedule: [5_000],
+      disableAfterMs: 86_400_000,
+      now: () => now,
+      send: async (_url, headers) => {
+        sent.push(headers['webhook-id']!);
+        return { status: 200, retryAfter: undefined, excerpt: '' };
+      },
+    });
+    assert.equal(await survivor.round(), 0, 'not while the lease lasts');
+    now += 60_001;
+    assert.equal(await survivor.round(), 1, 'taken over once the lease ended');
+    assert.equal(sent.at(-1), claimed[0]!.eventId);
+  });
+});
