@@ -5,7 +5,7 @@
  * event committed is turned into its deliveries once, whatever crashes. A
  * delivery's body is built from its event's row when it is sent.
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditTrail } from './audit-repository.js';
 import { placedEvent } from './audit-repository.js';
@@ -18,6 +18,7 @@ import type {
   DueDelivery,
   EventTypeFilter,
   NewWebhookRecord,
+  PlacedChangeEvent,
   StoredWebhook,
   Webhook,
   WebhookAttempt,
@@ -25,7 +26,7 @@ import type {
   WebhookSecrets,
 } from './records.js';
 import type { WebhookRepository } from './repositories.js';
-import type { Database, WebhooksTable } from './schema.js';
+import type { Database, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
 
 type Row = Selectable<WebhooksTable>;
 
@@ -59,6 +60,30 @@ function takes(filters: readonly string[] | null): Set<string> {
 /** Whether an event was caused by a key: the API key or SCIM token that made the change. */
 const causedBy = (event: ChangeEvent, apiKey: string) =>
   (event.data.actor.type === 'api_key' || event.data.actor.type === 'scim') && event.data.actor.id === apiKey;
+
+/** A new delivery of a logged event to a webhook, due at once. */
+const deliveryOf = (webhookId: string, { position, event }: PlacedChangeEvent, now: string): Insertable<WebhookDeliveriesTable> => ({
+  delivery_id: uuidv7(),
+  webhook_id: webhookId,
+  event_id: event.event_id,
+  event_type: event.type,
+  event_position: position,
+  payload: null,
+  attempts: 0,
+  state: 'pending',
+  next_attempt_at: now,
+  created: now,
+});
+
+/** Inserts deliveries a batch at a time (a statement's parameters are bounded). */
+async function insertDeliveries(db: Db, deliveries: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  for (let start = 0; start < deliveries.length; start += 200) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(deliveries.slice(start, start + 200))
+      .execute();
+  }
+}
 
 export class KyselyWebhookRepository implements WebhookRepository {
   constructor(
@@ -196,26 +221,10 @@ export class KyselyWebhookRepository implements WebhookRepository {
         for (const { position, event } of events) {
           if (!taken.has(event.type)) continue;
           if (webhook.exclude_own_changes && causedBy(event, webhook.owner_api_key)) continue;
-          deliveries.push({
-            delivery_id: uuidv7(),
-            webhook_id: webhook.webhook_id,
-            event_id: event.event_id,
-            event_type: event.type,
-            event_position: position,
-            payload: null,
-            attempts: 0,
-            state: 'pending',
-            next_attempt_at: now,
-            created: now,
-          });
+          deliveries.push(deliveryOf(webhook.webhook_id, { position, event }, now));
         }
       }
-      for (let start = 0; start < deliveries.length; start += 200) {
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(deliveries.slice(start, start + 200))
-          .execute();
-      }
+      await insertDeliveries(trx, deliveries);
       const to = events.at(-1)?.position ?? from;
       await trx.updateTable('webhook_dispatch').set({ position: to }).where('id', '=', 1).execute();
       return events.map((placed) => placed.event);
@@ -320,25 +329,10 @@ export class KyselyWebhookRepository implements WebhookRepository {
       query = 'eventId' in which ? query.where('event_id', '=', which.eventId) : query.where('time', '>=', which.since);
       const taken = takes(asWebhook(webhook).event_types);
       const events = (await query.limit(10_000).execute()).map(placedEvent).filter(({ event }) => taken.has(event.type));
-      for (let start = 0; start < events.length; start += 200) {
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(
-            events.slice(start, start + 200).map(({ position, event }) => ({
-              delivery_id: uuidv7(),
-              webhook_id: webhookId,
-              event_id: event.event_id,
-              event_type: event.type,
-              event_position: position,
-              payload: null,
-              attempts: 0,
-              state: 'pending',
-              next_attempt_at: now,
-              created: now,
-            })),
-          )
-          .execute();
-      }
+      await insertDeliveries(
+        trx,
+        events.map((placed) => deliveryOf(webhookId, placed, now)),
+      );
       return events.length;
     });
   }
