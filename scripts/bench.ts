@@ -6,6 +6,7 @@
  *   npm run bench                       the reference run (10 s per scenario; comparisons 7 rounds of 3 s)
  *   npm run bench -- --quick            2 s per scenario; comparisons 5 rounds of 1 s
  *   npm run bench -- --out bench.json   also write the figures as JSON
+ *   npm run bench -- --only events      the scenarios named (functions of scripts/bench/scenarios/), comma-separated
  *
  * A comparison (update_user against the baseline; the service against the
  * Prism mock; update_user with and without validation and the audit trail)
@@ -31,7 +32,10 @@
  * on 100,000 users, (l) SCIM's `filter=userName eq "…"` (Entra ID's lookup before every
  * create) against get_user, p99 to p99, and (m) a SCIM PATCH that deactivates a user
  * against update_user making the same change, req/s to req/s: both interleaved;
- * (n) `npm run cli -- --version` in the built checkout (the build check skips the build).
+ * (n) `npm run cli -- --version` in the built checkout (the build check skips the build);
+ * (o) update_user with one webhook against none, (p) commit-to-receipt latency at 500
+ * writes/s, (q) a backlog of 100,000 events drained (scenarios/events.ts); (r) get_events, a
+ * page of 1,000 over 1,000,000 events (scenarios/audit-page.ts).
  *
  * Each scenario is a module of scripts/bench/scenarios/; what they share (the
  * settings, starting servers, loads and comparisons) is scripts/bench/kit.ts.
@@ -43,6 +47,7 @@ import Table from 'cli-table3';
 import { seedUsers } from './bench/seed.js';
 import { CONNECTIONS, DURATION_S, type Measured, type Ratio, ROUND_S, ROUNDS, type ScenarioOutcome } from './bench/kit.js';
 import { auditPage } from './bench/scenarios/audit-page.js';
+import { events } from './bench/scenarios/events.js';
 import { listing } from './bench/scenarios/listing.js';
 import { memory } from './bench/scenarios/memory.js';
 import { processes } from './bench/scenarios/processes.js';
@@ -54,7 +59,10 @@ const outIndex = process.argv.indexOf('--out');
 const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 
 /** The scenarios, in the order they run: each on servers of its own, one after another. */
-const SCENARIOS: ((run: BenchRun) => Promise<ScenarioOutcome>)[] = [writes, auditPage, memory, listing, scim, processes];
+const SCENARIOS: ((run: BenchRun) => Promise<ScenarioOutcome>)[] = [writes, events, auditPage, memory, listing, scim, processes];
+/** `--only events,auditPage`: those scenarios alone (named as their functions are). */
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex > 0 ? new Set(process.argv[onlyIndex + 1]?.split(',')) : undefined;
 
 async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'workspace-bench-'));
@@ -70,6 +78,7 @@ async function main(): Promise<void> {
       large: await seedUsers(join(directory, 'users-100k.db'), 100_000),
     };
     for (const scenario of SCENARIOS) {
+      if (only && !only.has(scenario.name)) continue;
       const outcome = await scenario(run);
       results.push(...outcome.results);
       Object.assign(figures, outcome.figures);
@@ -78,7 +87,7 @@ async function main(): Promise<void> {
     }
     figures.errors = results.reduce((sum, result) => sum + result.errors, 0);
 
-    const baseline = results.find((result) => result.name.startsWith('(a)'))!;
+    const baseline = results.find((result) => result.name.startsWith('(a)')) ?? results[0]!;
     const table = new Table({
       head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'errors'],
       style: { head: [], border: [], compact: true },

@@ -1,11 +1,14 @@
 /**
- * An acknowledged update is never lost, and a stop never leaves anything
- * half-written: the service is killed with SIGKILL in the middle of a burst
- * of updates, five times, and stopped with SIGTERM under load.
+ * An acknowledged update is never lost, nor its event or the event's webhook
+ * delivery, and a stop never leaves anything half-written: the service is
+ * killed with SIGKILL in the middle of a burst of updates, five times, and
+ * stopped with SIGTERM under load.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -84,10 +87,29 @@ describe('durability', { timeout: 120_000 }, () => {
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it(`keeps every acknowledged update, and its event, across ${ROUNDS} SIGKILLs at random moments`, async () => {
-    const env = { DATABASE_URL: `sqlite:${databasePath}` };
+  it(`keeps every acknowledged update, its event and the event's delivery, across ${ROUNDS} SIGKILLs at random moments`, async (t) => {
+    // A receiver of every user event, subscribed before the load: each delivery's webhook-id, kept.
+    const delivered = new Set<string>();
+    const receiver = createServer((request, response) => {
+      delivered.add(String(request.headers['webhook-id']));
+      request.resume().on('end', () => response.writeHead(204).end());
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const env = { DATABASE_URL: `sqlite:${databasePath}`, WEBHOOK_ALLOW_PRIVATE: 'true' };
     let service = await startServiceProcess(env);
+    // Whatever the outcome, nothing is left running to hold the test's process open.
+    t.after(async () => {
+      receiver.closeAllConnections();
+      receiver.close();
+      await service.stop('SIGKILL');
+    });
     const key: Key = service.printedKey()!;
+    const hook = await post(service.url, 'create_webhook', {
+      ...key,
+      target_webhook: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, event_types: ['user.*'] },
+    });
+    assert.equal(hook.status, 200, JSON.stringify(hook.body));
     // Each worker owns its users, so the order of its writes to each is known.
     const users: string[][] = [];
     for (let worker = 0; worker < WORKERS; worker++) {
@@ -148,16 +170,22 @@ describe('durability', { timeout: 120_000 }, () => {
     // Every committed change has its event, once, in the feed: each user's events carry the versions
     // 1 (created) to the one it is at now, none missing and none twice, and no fewer updates than were answered.
     const versions = new Map<string, number[]>();
+    const eventIds: string[] = [];
     let after: string | undefined;
     for (;;) {
       const page = await post(service.url, 'get_events', { ...key, types: ['user.*'], limit: 1000, ...(after ? { after } : {}) });
       assert.equal(page.status, 200, JSON.stringify(page.body));
-      for (const event of page.body.events as { data: { resource: { id: string; version: number } } }[]) {
+      for (const event of page.body.events as { event_id: string; data: { resource: { id: string; version: number } } }[]) {
+        eventIds.push(event.event_id);
         versions.set(event.data.resource.id, [...(versions.get(event.data.resource.id) ?? []), event.data.resource.version]);
       }
       after = page.body.next_cursor;
       if (page.body.events.length < 1000) break;
     }
+    // And every one of them delivered (at least once): those claimed when a kill came are sent again at the next start.
+    const undelivered = () => eventIds.filter((eventId) => !delivered.has(eventId));
+    for (let waited = 0; undelivered().length > 0 && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(undelivered(), [], `${undelivered().length} of ${eventIds.length} events not delivered`);
     await service.stop('SIGTERM');
     const stored = readVersions(databasePath);
     for (const user_id of users.flat()) {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import SqliteLibrary from 'better-sqlite3';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
+import { createDirectory } from '../../server/directory/index.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
 import { openStore } from '../../server/store/open-store.js';
 import type { ChangeAuthor } from '../../server/store/records.js';
@@ -49,32 +50,44 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
   return { userIds, usernames, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
 }
 
+export interface SeededEvents {
+  /** The events' ids, oldest first. */
+  eventIds: string[];
+  /** Their places in the change log (get_events' cursors name them), in the same order. */
+  positions: number[];
+  credentials: SeededDatabase['credentials'];
+}
+
 /**
- * Fills a SQLite database with audit events (and a key to read them): the real
- * migrations, then one bulk transaction. Returns the events' ids, oldest first.
+ * Fills a SQLite database with `user.updated` events (and a key to read them):
+ * the real migrations, then one bulk transaction. The events are the last
+ * `count` × 10 ms, within the feed's retention. With `webhookUrl`, a webhook
+ * made first (through the directory) is owed every one of them: a backlog to drain.
  */
-export async function seedAuditEvents(
-  path: string,
-  count: number,
-): Promise<{ eventIds: string[]; credentials: SeededDatabase['credentials'] }> {
+export async function seedAuditEvents(path: string, count: number, { webhookUrl }: { webhookUrl?: string } = {}): Promise<SeededEvents> {
   const store = await openStore(`sqlite:${path}`);
   const key = issueApiKey('benchmark', PERMISSIONS, null);
   await store.apiKeys.insert(key.record, BENCH_SEED);
+  if (webhookUrl) await createDirectory(store, { webhooks: { allowPrivate: true } }).webhooks.create({ url: webhookUrl }, BENCH_SEED);
+  const head = await store.audit.head();
   await store.close();
 
   const database = new SqliteLibrary(path);
   const insert = database.prepare(
-    `insert into audit_events (event_id, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields)
-     values (?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone')`,
+    `insert into audit_events (event_id, position, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields, resource_version)
+     values (?, ?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone', 2)`,
   );
   const eventIds: string[] = [];
-  const start = Date.UTC(2026, 0, 1);
+  const positions: number[] = [];
+  const start = Date.now() - count * 10;
   database.transaction(() => {
     for (let i = 0; i < count; i++) {
       const eventId = uuidv7({ msecs: start + i * 10 });
       eventIds.push(eventId);
+      positions.push(head + 1 + i);
       insert.run(
         eventId,
+        head + 1 + i,
         new Date(start + i * 10).toISOString(),
         key.record.api_key,
         randomBytes(8).toString('hex'),
@@ -83,5 +96,5 @@ export async function seedAuditEvents(
     }
   })();
   database.close();
-  return { eventIds, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+  return { eventIds, positions, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
 }

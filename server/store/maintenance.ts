@@ -18,7 +18,17 @@ import { takeExclusivePostgresLease } from './postgres/lease.js';
 import { present } from '../../lib/present.js';
 
 /** The tables whose rows status counts, in the order it prints them. */
-const COUNTED_TABLES = ['users', 'groups', 'user_groups', 'api_keys', 'user_attributes', 'audit_events'] as const;
+const COUNTED_TABLES = [
+  'users',
+  'groups',
+  'user_groups',
+  'api_keys',
+  'user_attributes',
+  'audit_events',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
+] as const;
 type CountedTable = (typeof COUNTED_TABLES)[number];
 
 export interface SchemaStatus {

@@ -311,6 +311,17 @@ export const MIGRATIONS: Record<string, Migration> = {
       await sql`insert into webhook_dispatch (id, position) select 1, coalesce(max(position), 0) from audit_events`.execute(db);
     },
   },
+  '0011_webhook_claims_by_webhook': {
+    // The delivery engine claims each webhook's due deliveries apart (its share of the room): one range of this index each.
+    async up(db) {
+      await db.schema
+        .createIndex('webhook_deliveries_webhook_due_idx')
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'state', 'next_attempt_at'])
+        .execute();
+      await db.schema.dropIndex('webhook_deliveries_webhook_idx').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -452,6 +452,17 @@ export interface DueDelivery {
   body: string | undefined;
 }
 
+/** What a turn of the delivery engine records, reads and claims (WebhookRepository.turn). */
+export interface DeliveryTurn {
+  now: string;
+  /** The attempts made since the last turn. */
+  settle: readonly AttemptOutcome[];
+  /** How many events of the log to dispatch at most. */
+  dispatchLimit: number;
+  /** Claims up to `room` due deliveries until `leaseUntil`, at most `perWebhook` minus those each webhook has in hand (claimed, not yet sent). */
+  claim: { leaseUntil: string; room: number; perWebhook: number; inHand: ReadonlyMap<string, number> };
+}
+
 /** What an attempt came to, as the delivery engine settles it. */
 export interface AttemptOutcome {
   delivery: DueDelivery;

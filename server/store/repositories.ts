@@ -19,7 +19,7 @@ import type {
   UsernameReport,
   UserQuery,
   ExpectedVersions,
-  AttemptOutcome,
+  DeliveryTurn,
   ChangeEvent,
   DueDelivery,
   NewWebhookRecord,
@@ -160,15 +160,21 @@ export interface WebhookRepository {
   /** Disables an enabled webhook, saying why (the service's own decision); false when it was not enabled. */
   disable(webhookId: string, reason: string, by: ChangeAuthor): Promise<boolean>;
   /**
-   * Reads the change log on from where the last call stopped and makes a delivery of each
-   * event for each enabled webhook that takes it, all in one transaction with the place it
-   * stopped at; gives the events read. One instance at a time does it.
+   * One turn of the delivery engine, in one transaction (one commit, however much it holds):
+   * records the attempts made since the last turn and what they came to; reads the change
+   * log on from where the last dispatch stopped and makes a delivery of each event for each
+   * enabled webhook that takes it, with the place it stopped at (one instance at a time: an
+   * instance that finds another dispatching leaves it to that one); then claims the
+   * deliveries due, within `claim`'s bounds. Gives the events dispatched and the claimed.
    */
-  dispatch(now: string, limit: number): Promise<ChangeEvent[]>;
-  /** Claims up to `limit` deliveries due at `now` until `leaseUntil`, leaving out those of `busyWebhooks`. */
-  claim(now: string, leaseUntil: string, limit: number, busyWebhooks: readonly string[]): Promise<DueDelivery[]>;
-  /** Records an attempt and what it came to. */
-  settle(outcome: AttemptOutcome): Promise<void>;
+  turn(work: DeliveryTurn): Promise<{ dispatched: ChangeEvent[]; claimed: DueDelivery[] }>;
+  /**
+   * Called as an instance's delivery engine starts: the claims that can only be a dead
+   * process's are released, to be sent again at once. On SQLite, one instance: all of them
+   * (a kill -9 left them). On PostgreSQL another instance may hold its own: none, they end
+   * with their leases. Gives how many were released.
+   */
+  releaseOrphanedClaims(): Promise<number>;
   /** Queues the events it takes again: one by its id, or every one committed since a time; gives how many. */
   redeliver(webhookId: string, which: { eventId: string } | { since: string }, now: string): Promise<number>;
   /** Queues a delivery of a body of its own (a ping). */

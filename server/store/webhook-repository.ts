@@ -6,7 +6,7 @@
  * delivery's body is built from its event's row when it is sent.
  */
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { randomUUID } from 'node:crypto';
 import type { AuditTrail } from './audit-repository.js';
 import { placedEvent } from './audit-repository.js';
 import type { DatabaseTraits, Db } from './database-traits.js';
@@ -15,6 +15,7 @@ import type {
   AttemptOutcome,
   ChangeAuthor,
   ChangeEvent,
+  DeliveryTurn,
   DueDelivery,
   EventTypeFilter,
   NewWebhookRecord,
@@ -63,7 +64,7 @@ const causedBy = (event: ChangeEvent, apiKey: string) =>
 
 /** A new delivery of a logged event to a webhook, due at once. */
 const deliveryOf = (webhookId: string, { position, event }: PlacedChangeEvent, now: string): Insertable<WebhookDeliveriesTable> => ({
-  delivery_id: uuidv7(),
+  delivery_id: randomUUID(),
   webhook_id: webhookId,
   event_id: event.event_id,
   event_type: event.type,
@@ -189,136 +190,201 @@ export class KyselyWebhookRepository implements WebhookRepository {
     });
   }
 
-  async dispatch(now: string, limit: number): Promise<ChangeEvent[]> {
-    return this.db.transaction().execute(async (trx) => {
-      // One dispatcher at a time: the others wait here, then read on from where it stopped.
-      let place = trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1);
-      if (this.traits.kind === 'postgres') place = place.forUpdate();
-      const from = Number((await place.executeTakeFirstOrThrow()).position);
-      // Up to the head read first: every place up to it is final (audit-repository.ts).
-      const head = Number(
-        (
-          await trx
-            .selectFrom('audit_events')
-            .select(sql<number | string | null>`max(position)`.as('head'))
-            .executeTakeFirst()
-        )?.head ?? 0,
-      );
-      if (head <= from) return [];
-      const rows = await trx
-        .selectFrom('audit_events')
-        .selectAll()
-        .where('position', '>', from)
-        .where('position', '<=', head)
-        .orderBy('position')
-        .limit(limit)
-        .execute();
-      const events = rows.map(placedEvent);
-      const webhooks = await trx.selectFrom('webhooks').selectAll().where('enabled', '=', this.traits.bool(true)).execute();
-      const deliveries = [];
-      for (const webhook of webhooks) {
-        const taken = takes(asWebhook(webhook).event_types);
-        for (const { position, event } of events) {
-          if (!taken.has(event.type)) continue;
-          if (webhook.exclude_own_changes && causedBy(event, webhook.owner_api_key)) continue;
-          deliveries.push(deliveryOf(webhook.webhook_id, { position, event }, now));
-        }
-      }
-      await insertDeliveries(trx, deliveries);
-      const to = events.at(-1)?.position ?? from;
-      await trx.updateTable('webhook_dispatch').set({ position: to }).where('id', '=', 1).execute();
-      return events.map((placed) => placed.event);
-    });
-  }
-
-  async claim(now: string, leaseUntil: string, limit: number, busyWebhooks: readonly string[]): Promise<DueDelivery[]> {
-    const claimed = await this.db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom('webhook_deliveries')
-        .select('delivery_id')
-        .where('state', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-        // A disabled webhook's deliveries wait until it is enabled again.
-        .where('webhook_id', 'in', trx.selectFrom('webhooks').select('webhook_id').where('enabled', '=', this.traits.bool(true)))
-        .orderBy('next_attempt_at')
-        .limit(limit);
-      if (busyWebhooks.length > 0) due = due.where('webhook_id', 'not in', [...busyWebhooks]);
-      // Several instances claim at once: each skips what another has locked.
-      if (this.traits.kind === 'postgres') due = due.forUpdate().skipLocked();
-      const ids = (await due.execute()).map((row) => row.delivery_id);
-      if (ids.length === 0) return [];
-      await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('delivery_id', 'in', ids).execute();
-      return trx.selectFrom('webhook_deliveries').selectAll().where('delivery_id', 'in', ids).orderBy('next_attempt_at').execute();
-    });
-    if (claimed.length === 0) return [];
-    const webhooks = new Map(
-      (
-        await this.db
-          .selectFrom('webhooks')
-          .selectAll()
-          .where('webhook_id', 'in', [...new Set(claimed.map((delivery) => delivery.webhook_id))])
-          .execute()
-      ).map((row) => [row.webhook_id, row]),
-    );
+  async turn({ now, settle, dispatchLimit, claim }: DeliveryTurn): Promise<{ dispatched: ChangeEvent[]; claimed: DueDelivery[] }> {
+    const work = async (trx: Db) => {
+      await this.#settle(trx, settle);
+      const enabled = await trx.selectFrom('webhooks').selectAll().where('enabled', '=', this.traits.bool(true)).execute();
+      const dispatched = await this.#dispatch(trx, enabled, now, dispatchLimit);
+      const claimedIds = await this.#claim(trx, enabled, now, claim);
+      return { dispatched, claimedIds, webhooks: new Map(enabled.map((row) => [row.webhook_id, row])) };
+    };
+    const { dispatched, claimedIds, webhooks } = await this.db.transaction().execute(work);
+    if (claimedIds.length === 0) return { dispatched, claimed: [] };
+    const claimed = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('delivery_id', 'in', claimedIds)
+      .orderBy('next_attempt_at')
+      .execute();
     const positions = claimed.flatMap((delivery) => (delivery.event_position === null ? [] : [Number(delivery.event_position)]));
     const events = new Map(
       (positions.length === 0 ? [] : await this.db.selectFrom('audit_events').selectAll().where('position', 'in', positions).execute()).map(
         (row) => [Number(row.position), placedEvent(row).event],
       ),
     );
-    return claimed.flatMap((delivery) => {
-      const webhook = webhooks.get(delivery.webhook_id);
-      if (!webhook) return [];
-      const event = delivery.event_position === null ? undefined : events.get(Number(delivery.event_position));
-      return [
-        {
-          deliveryId: delivery.delivery_id,
-          webhookId: delivery.webhook_id,
-          url: webhook.url,
-          secrets: secretsOf(webhook),
-          attempts: delivery.attempts,
-          eventId: delivery.event_id,
-          eventType: delivery.event_type,
-          body: delivery.payload ?? (event ? JSON.stringify(event) : undefined),
-        },
-      ];
-    });
+    return {
+      dispatched,
+      claimed: claimed.flatMap((delivery) => {
+        const webhook = webhooks.get(delivery.webhook_id);
+        if (!webhook) return [];
+        const event = delivery.event_position === null ? undefined : events.get(Number(delivery.event_position));
+        return [
+          {
+            deliveryId: delivery.delivery_id,
+            webhookId: delivery.webhook_id,
+            url: webhook.url,
+            secrets: secretsOf(webhook),
+            attempts: delivery.attempts,
+            eventId: delivery.event_id,
+            eventType: delivery.event_type,
+            body: delivery.payload ?? (event ? JSON.stringify(event) : undefined),
+          },
+        ];
+      }),
+    };
   }
 
-  async settle({ delivery, attemptedAt, durationMs, status, error, responseExcerpt, result }: AttemptOutcome): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const attempt = delivery.attempts + 1;
-      const next = result.kind === 'retry' ? result.at : null;
+  /** Records the attempts, each delivery's state, and since when each webhook has failed every delivery. */
+  async #settle(trx: Db, attempted: readonly AttemptOutcome[]): Promise<void> {
+    if (attempted.length === 0) return;
+    // A webhook deleted while its deliveries were out took them along: nothing of theirs to record.
+    let kept = trx
+      .selectFrom('webhook_deliveries')
+      .select('delivery_id')
+      .where(
+        'delivery_id',
+        'in',
+        attempted.map(({ delivery }) => delivery.deliveryId),
+      );
+    if (this.traits.kind === 'postgres') kept = kept.forUpdate();
+    const present = new Set((await kept.execute()).map((row) => row.delivery_id));
+    const outcomes = attempted.filter(({ delivery }) => present.has(delivery.deliveryId));
+    const rows = outcomes.map(({ delivery, attemptedAt, durationMs, status, error, responseExcerpt, result }) => ({
+      delivery_id: delivery.deliveryId,
+      webhook_id: delivery.webhookId,
+      event_id: delivery.eventId,
+      event_type: delivery.eventType,
+      attempt: delivery.attempts + 1,
+      attempted_at: attemptedAt,
+      duration_ms: Math.round(durationMs),
+      status,
+      error,
+      response_excerpt: responseExcerpt,
+      next_attempt_at: result.kind === 'retry' ? result.at : null,
+    }));
+    for (let start = 0; start < rows.length; start += 100) {
       await trx
         .insertInto('webhook_attempts')
-        .values({
-          delivery_id: delivery.deliveryId,
-          webhook_id: delivery.webhookId,
-          event_id: delivery.eventId,
-          event_type: delivery.eventType,
-          attempt,
-          attempted_at: attemptedAt,
-          duration_ms: Math.round(durationMs),
-          status,
-          error,
-          response_excerpt: responseExcerpt,
-          next_attempt_at: next,
-        })
+        .values(rows.slice(start, start + 100))
         .execute();
+    }
+    // Most attempts deliver: recorded a batch to a statement; the rest one by one.
+    const delivered = outcomes.filter(({ result }) => result.kind === 'delivered').map(({ delivery }) => delivery.deliveryId);
+    for (let start = 0; start < delivered.length; start += 200) {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), state: 'delivered', claimed_until: null }))
+        .where('delivery_id', 'in', delivered.slice(start, start + 200))
+        .execute();
+    }
+    for (const { delivery, result } of outcomes) {
+      if (result.kind === 'delivered') continue;
       await trx
         .updateTable('webhook_deliveries')
         .set({
-          attempts: attempt,
-          state: result.kind === 'delivered' ? 'delivered' : result.kind === 'retry' ? 'pending' : 'failed',
+          attempts: delivery.attempts + 1,
+          state: result.kind === 'retry' ? 'pending' : 'failed',
           claimed_until: null,
-          ...(next ? { next_attempt_at: next } : {}),
+          ...(result.kind === 'retry' ? { next_attempt_at: result.at } : {}),
         })
         .where('delivery_id', '=', delivery.deliveryId)
         .execute();
-      const failing = result.kind === 'delivered' ? null : sql<string>`coalesce(failing_since, ${attemptedAt})`;
-      await trx.updateTable('webhooks').set({ failing_since: failing }).where('webhook_id', '=', delivery.webhookId).execute();
-    });
+    }
+    // A webhook fails from its first failed attempt after its last delivered one.
+    const failingFrom = new Map<string, { after: string | null; since: string | null }>();
+    for (const { delivery, attemptedAt, result } of [...outcomes].sort((a, b) => a.attemptedAt.localeCompare(b.attemptedAt))) {
+      const state = failingFrom.get(delivery.webhookId) ?? { after: null, since: null };
+      if (result.kind === 'delivered') failingFrom.set(delivery.webhookId, { after: attemptedAt, since: null });
+      else failingFrom.set(delivery.webhookId, { after: state.after, since: state.since ?? attemptedAt });
+    }
+    for (const [webhookId, { after, since }] of failingFrom) {
+      const failing = since === null ? null : after === null ? sql<string>`coalesce(failing_since, ${since})` : sql<string>`${since}`;
+      await trx.updateTable('webhooks').set({ failing_since: failing }).where('webhook_id', '=', webhookId).execute();
+    }
+  }
+
+  /** Turns the events logged past the dispatch place into deliveries; none when another instance is at it. */
+  async #dispatch(trx: Db, enabled: Row[], now: string, limit: number): Promise<ChangeEvent[]> {
+    if (limit === 0) return [];
+    let place = trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1);
+    // One dispatcher at a time: another instance that holds the place carries on without this one.
+    if (this.traits.kind === 'postgres') place = place.forUpdate().skipLocked();
+    const held = await place.executeTakeFirst();
+    if (!held) return [];
+    const from = Number(held.position);
+    // Up to the head read first: every place up to it is final (audit-repository.ts).
+    const head = Number(
+      (
+        await trx
+          .selectFrom('audit_events')
+          .select(sql<number | string | null>`max(position)`.as('head'))
+          .executeTakeFirst()
+      )?.head ?? 0,
+    );
+    if (head <= from) return [];
+    const rows = await trx
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('position', '>', from)
+      .where('position', '<=', head)
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+    const events = rows.map(placedEvent);
+    const deliveries = [];
+    for (const webhook of enabled) {
+      const taken = takes(asWebhook(webhook).event_types);
+      for (const { position, event } of events) {
+        if (!taken.has(event.type)) continue;
+        if (webhook.exclude_own_changes && causedBy(event, webhook.owner_api_key)) continue;
+        deliveries.push(deliveryOf(webhook.webhook_id, { position, event }, now));
+      }
+    }
+    await insertDeliveries(trx, deliveries);
+    const to = events.at(-1)?.position ?? from;
+    await trx.updateTable('webhook_dispatch').set({ position: to }).where('id', '=', 1).execute();
+    return events.map((placed) => placed.event);
+  }
+
+  /**
+   * Claims due deliveries webhook by webhook (in an order that changes every turn, so that
+   * none waits behind the others for room), each up to its share: the deliveries of a
+   * disabled webhook wait until it is enabled again.
+   */
+  async #claim(trx: Db, enabled: Row[], now: string, { leaseUntil, room, perWebhook, inHand }: DeliveryTurn['claim']): Promise<string[]> {
+    const ids: string[] = [];
+    const offset = enabled.length === 0 ? 0 : Math.floor(Math.random() * enabled.length);
+    const order = [...enabled.slice(offset), ...enabled.slice(0, offset)];
+    for (const webhook of order) {
+      const want = Math.min(perWebhook - (inHand.get(webhook.webhook_id) ?? 0), room - ids.length);
+      if (want <= 0) continue;
+      let due = trx
+        .selectFrom('webhook_deliveries')
+        .select('delivery_id')
+        .where('webhook_id', '=', webhook.webhook_id)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .limit(want);
+      // Several instances claim at once: each skips what another has locked.
+      if (this.traits.kind === 'postgres') due = due.forUpdate().skipLocked();
+      ids.push(...(await due.execute()).map((row) => row.delivery_id));
+    }
+    if (ids.length > 0)
+      await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('delivery_id', 'in', ids).execute();
+    return ids;
+  }
+
+  async releaseOrphanedClaims(): Promise<number> {
+    if (this.traits.kind === 'postgres') return 0;
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_until: null })
+      .where('state', '=', 'pending')
+      .where('claimed_until', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async redeliver(webhookId: string, which: { eventId: string } | { since: string }, now: string): Promise<number> {
@@ -345,7 +411,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
     await this.db
       .insertInto('webhook_deliveries')
       .values({
-        delivery_id: uuidv7(),
+        delivery_id: randomUUID(),
         webhook_id: webhookId,
         event_id: eventId,
         event_type: eventType,

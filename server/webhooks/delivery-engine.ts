@@ -14,7 +14,7 @@
  * within 15 s.
  */
 import { randomUUID } from 'node:crypto';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from '../logger.js';
 import { SERVICE, type AttemptOutcome, type DueDelivery, type ChangeEvent } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
@@ -38,12 +38,33 @@ export interface DeliveryEngineOptions {
   observe?: { dispatched(event: ChangeEvent): void; attempted(outcome: 'delivered' | 'failed' | 'given_up'): void };
 }
 
-/** Deliveries sent at once by an instance, and to one webhook. */
-const CONCURRENCY = 16;
-const PER_WEBHOOK = 2;
+/**
+ * Deliveries sent at once by an instance, and to one webhook; and deliveries claimed and
+ * not yet sent, in all and of one webhook. A receiver that hangs holds at most its share of
+ * either, never the others' room; one that answers quickly gets a turn's worth at a time.
+ */
+const SENDING = 64;
+const SENDING_PER_WEBHOOK = 16;
+const IN_HAND = 256;
+const IN_HAND_PER_WEBHOOK = 64;
 /** How long a claim holds a delivery: past the 15 s exchange, so that only a dead holder loses it. */
 const LEASE_MS = 60_000;
 const DISPATCH_BATCH = 500;
+/**
+ * The pause between turns while deliveries flow. A turn is one commit, whatever it holds, so
+ * the attempts that finish meanwhile are recorded together: without it, each would cost a
+ * commit of its own, as many as the writes the webhooks report on.
+ */
+const TURN_MS = 10;
+/**
+ * While requests keep the event loop this busy (its utilization over the last full window of
+ * BUSY_WINDOW_MS), the engine yields to them: a turn every YIELD_MS, so that deliveries take a bounded share of
+ * an overloaded instance (at most IN_HAND_PER_WEBHOOK per webhook and turn) and catch up once
+ * the load eases, instead of taking their full cost out of the writes' throughput.
+ */
+const BUSY_UTILIZATION = 0.9;
+const BUSY_WINDOW_MS = 500;
+const YIELD_MS = 200;
 
 export function deliveryEngine({
   store,
@@ -56,41 +77,75 @@ export function deliveryEngine({
   pollMs = 50,
   observe,
 }: DeliveryEngineOptions) {
-  const sending = pLimit(CONCURRENCY);
-  const inFlight = new Map<string, number>();
+  /** Deliveries claimed and not yet sent, by webhook; each webhook's sends, and all. */
+  const inHand = new Map<string, number>();
+  const sendingTo = new Map<string, LimitFunction>();
+  const sending = pLimit(SENDING);
   const running = new Set<Promise<void>>();
+  /** Attempts made and not yet recorded: the next turn records them. */
+  let finished: AttemptOutcome[] = [];
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  async function deliver(delivery: DueDelivery): Promise<void> {
+  async function attempt(delivery: DueDelivery): Promise<AttemptOutcome> {
     const started = now();
     const attempt = delivery.attempts + 1;
     const sent =
       delivery.body === undefined
         ? { error: 'the event is no longer kept (AUDIT_RETENTION_DAYS)' }
         : await send(delivery.url, signedHeaders(delivery.secrets, delivery.eventId, new Date(started), delivery.body), delivery.body);
-    const finished = now();
+    const finishedAt = now();
     const answered = 'status' in sent;
     const delivered = answered && sent.status >= 200 && sent.status < 300;
     const gone = answered && sent.status === 410;
-    const honoured = answered && (sent.status === 429 || sent.status === 503) ? retryAfterMs(sent.retryAfter, finished) : undefined;
+    const honoured = answered && (sent.status === 429 || sent.status === 503) ? retryAfterMs(sent.retryAfter, finishedAt) : undefined;
     const next =
-      delivered || gone || delivery.body === undefined ? undefined : nextAttemptAt(schedule, attempt, finished, random, honoured);
-    const outcome: AttemptOutcome = {
+      delivered || gone || delivery.body === undefined ? undefined : nextAttemptAt(schedule, attempt, finishedAt, random, honoured);
+    return {
       delivery,
       attemptedAt: iso(started),
-      durationMs: finished - started,
+      durationMs: finishedAt - started,
       status: answered ? sent.status : null,
       error: answered ? null : sent.error,
       responseExcerpt: answered ? sent.excerpt : null,
       result: delivered ? { kind: 'delivered' } : next === undefined ? { kind: 'given_up' } : { kind: 'retry', at: iso(next) },
     };
-    await store.webhooks.settle(outcome);
-    observe?.attempted(delivered ? 'delivered' : next === undefined ? 'given_up' : 'failed');
-    if (delivered) return;
-    if (gone) return disable(delivery.webhookId, 'its receiver answered 410 Gone');
-    const webhook = await store.webhooks.find(delivery.webhookId);
-    if (webhook?.failingSince && finished - Date.parse(webhook.failingSince) >= disableAfterMs) {
-      await disable(delivery.webhookId, `every delivery failed since ${webhook.failingSince}`);
+  }
+
+  /** Starts sending a claimed delivery; its outcome waits for the next turn. */
+  function start(delivery: DueDelivery): void {
+    const { webhookId } = delivery;
+    inHand.set(webhookId, (inHand.get(webhookId) ?? 0) + 1);
+    let toWebhook = sendingTo.get(webhookId);
+    if (!toWebhook) sendingTo.set(webhookId, (toWebhook = pLimit(SENDING_PER_WEBHOOK)));
+    const done = toWebhook(() => sending(() => attempt(delivery)))
+      .then((outcome) => {
+        finished.push(outcome);
+      })
+      .catch((error: unknown) => logger.error({ err: error, webhook_id: delivery.webhookId }, 'webhook delivery failed'))
+      .finally(() => {
+        const left = (inHand.get(webhookId) ?? 1) - 1;
+        if (left > 0) inHand.set(webhookId, left);
+        else {
+          inHand.delete(webhookId);
+          sendingTo.delete(webhookId);
+        }
+        running.delete(done);
+      });
+    running.add(done);
+  }
+
+  /** What recorded attempts mean for their webhooks: disabled on a 410 Gone, or after failing too long. */
+  async function judge(outcomes: readonly AttemptOutcome[]): Promise<void> {
+    const failing = new Set<string>();
+    for (const { delivery, status, result } of outcomes) {
+      if (status === 410) await disable(delivery.webhookId, 'its receiver answered 410 Gone');
+      else if (result.kind !== 'delivered') failing.add(delivery.webhookId);
+    }
+    for (const webhookId of failing) {
+      const webhook = await store.webhooks.find(webhookId);
+      if (webhook?.failingSince && now() - Date.parse(webhook.failingSince) >= disableAfterMs) {
+        await disable(webhookId, `every delivery failed since ${webhook.failingSince}`);
+      }
     }
   }
 
@@ -98,54 +153,79 @@ export function deliveryEngine({
     if (await store.webhooks.disable(webhookId, reason, SERVICE)) logger.warn({ webhook_id: webhookId, reason }, 'webhook disabled');
   }
 
-  /** One round: dispatch what the log holds, then claim and start what is due; resolves once those are sent. */
-  async function round(): Promise<number> {
-    let dispatched: ChangeEvent[];
-    do {
-      dispatched = await store.webhooks.dispatch(iso(now()), DISPATCH_BATCH);
-      for (const event of dispatched) observe?.dispatched(event);
-    } while (dispatched.length === DISPATCH_BATCH);
-    const room = CONCURRENCY - sending.activeCount - sending.pendingCount;
-    if (room <= 0) return 0;
-    const busy = [...inFlight].filter(([, count]) => count >= PER_WEBHOOK).map(([webhookId]) => webhookId);
-    const due = await store.webhooks.claim(iso(now()), iso(now() + LEASE_MS), room, busy);
-    const sends = due.map((delivery) => {
-      inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1);
-      const done = sending(() => deliver(delivery))
-        .catch((error: unknown) => logger.error({ err: error, webhook_id: delivery.webhookId }, 'webhook delivery failed to settle'))
-        .finally(() => {
-          inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 1) - 1);
-          running.delete(done);
-        });
-      running.add(done);
-      return done;
-    });
-    await Promise.all(sends);
-    return due.length;
+  /**
+   * One turn, one transaction: record the attempts finished since the last, dispatch what the
+   * log holds, claim what is due within the room left, and start sending it.
+   */
+  async function turn({ claiming = true } = {}): Promise<{ dispatched: number; claimed: number; settled: number }> {
+    const outcomes = finished;
+    finished = [];
+    let result;
+    try {
+      result = await store.webhooks.turn({
+        now: iso(now()),
+        settle: outcomes,
+        dispatchLimit: claiming ? DISPATCH_BATCH : 0,
+        claim: { leaseUntil: iso(now() + LEASE_MS), room: claiming ? IN_HAND - running.size : 0, perWebhook: IN_HAND_PER_WEBHOOK, inHand },
+      });
+    } catch (error) {
+      // Recorded at the next turn instead; the attempts stand.
+      finished = [...outcomes, ...finished];
+      throw error;
+    }
+    for (const event of result.dispatched) observe?.dispatched(event);
+    for (const { result: outcome } of outcomes) {
+      observe?.attempted(outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'failed' : 'given_up');
+    }
+    await judge(outcomes);
+    for (const delivery of result.claimed) start(delivery);
+    return { dispatched: result.dispatched.length, claimed: result.claimed.length, settled: outcomes.length };
   }
 
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let looping: Promise<void> | undefined;
 
+  /** The event loop's utilization over the last full window, and the window under way. */
+  let busy = false;
+  let window = { startedAt: performance.now(), from: performance.eventLoopUtilization() };
+  const measureLoad = () => {
+    if (performance.now() - window.startedAt < BUSY_WINDOW_MS) return;
+    busy = performance.eventLoopUtilization(window.from).utilization > BUSY_UTILIZATION;
+    window = { startedAt: performance.now(), from: performance.eventLoopUtilization() };
+  };
+
   const loop = async () => {
+    let flowing = false;
     try {
-      // Straight on while deliveries keep coming; a pause when there were none.
-      while (!stopped && (await round()) > 0);
+      const { dispatched, claimed, settled } = await turn();
+      flowing = dispatched + claimed + settled > 0 || running.size > 0;
     } catch (error) {
-      // A database fault: the next round tries again.
-      logger.warn({ err: error }, 'webhook delivery round failed');
+      // A database fault: the next turn tries again.
+      logger.warn({ err: error }, 'webhook delivery turn failed');
     }
+    measureLoad();
     if (!stopped) {
-      timer = setTimeout(() => {
-        looping = loop();
-      }, pollMs);
+      timer = setTimeout(
+        () => {
+          looping = loop();
+        },
+        !flowing ? pollMs : busy ? YIELD_MS : TURN_MS,
+      );
     }
   };
 
   return {
-    /** Runs one round now (tests drive the engine with it and an injected clock). */
-    round,
+    /**
+     * One turn now, then the sends it started, recorded: how many it claimed (tests drive
+     * the engine with it and an injected clock).
+     */
+    async round(): Promise<number> {
+      const { claimed } = await turn();
+      await Promise.all(running);
+      await turn({ claiming: false });
+      return claimed;
+    },
     /** Sends a `webhook.ping` to a webhook: queued as a delivery of a body of its own. */
     async ping(webhookId: string): Promise<void> {
       const eventId = randomUUID();
@@ -159,14 +239,30 @@ export function deliveryEngine({
     },
     start() {
       stopped = false;
-      looping = loop();
+      looping = store.webhooks.releaseOrphanedClaims().then(
+        (released) => {
+          if (released > 0) logger.info({ deliveries: released }, 'webhook deliveries claimed before a stop sent again');
+          return loop();
+        },
+        (error: unknown) => {
+          logger.warn({ err: error }, 'webhook claims left by a stop not released: they are sent again when their leases end');
+          return loop();
+        },
+      );
     },
-    /** Stops looking for work and waits for the deliveries under way. */
+    /** Stops looking for work, waits for the deliveries under way and records them. */
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);
       await looping;
       await Promise.all(running);
+      if (finished.length === 0) return;
+      try {
+        await turn({ claiming: false });
+      } catch (error) {
+        // Their leases end and another instance, or the next start, sends them again (at least once).
+        logger.warn({ err: error }, 'webhook attempts not recorded at stop');
+      }
     },
   };
 }

@@ -66,8 +66,12 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
     // An instance that claimed and died: its claim stands until the lease ends, then another sends.
     await first.users.create(newUserRecord(), TEST_SETUP);
     let now = Date.now();
-    await first.webhooks.dispatch(new Date(now).toISOString(), 100);
-    const claimed = await first.webhooks.claim(new Date(now).toISOString(), new Date(now + 60_000).toISOString(), 10, []);
+    const { claimed } = await first.webhooks.turn({
+      now: new Date(now).toISOString(),
+      settle: [],
+      dispatchLimit: 100,
+      claim: { leaseUntil: new Date(now + 60_000).toISOString(), room: 10, perWebhook: 10, inHand: new Map() },
+    });
     assert.equal(claimed.length, 1);
     const survivor = deliveryEngine({
       store: second,
