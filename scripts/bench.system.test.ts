@@ -15,7 +15,11 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
   it('runs every scenario and writes the figures as JSON', async () => {
     const out = join(tmpdir(), `bench-smoke-${process.pid}.json`);
     try {
-      const run = await runScript('scripts/bench.ts', ['--quick', '--out', out], { BENCH_DURATION_S: '1', BENCH_ROUND_S: '0.5' });
+      const run = await runScript('scripts/bench.ts', ['--quick', '--out', out], {
+        BENCH_DURATION_S: '1',
+        BENCH_ROUND_S: '0.5',
+        BENCH_DRAIN_EVENTS: '1000',
+      });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /\(a\) baseline/);
       assert.match(run.stdout, /start to first 200/);
@@ -45,12 +49,18 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'every_user_gzip_mb',
         'every_user_br_mb',
         'cli_call_ms',
+        'commit_to_receipt_p50_ms',
+        'commit_to_receipt_p99_ms',
+        'drain_deliveries_per_second',
+        'get_events_page_1000_p99_ms',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 22);
+      assert.equal(figures.scenarios.length, 26);
+      assert.equal(figures.drain_delivered, figures.drain_events + 2, 'the backlog, and the key and webhook made before it, all delivered');
+      assert.ok(figures.commit_to_receipt_received >= figures.commit_to_receipt_writes * 0.9, 'the steady writes delivered');
       // Each comparison: at least five interleaved rounds, the median inside the range of the rounds.
       for (const name of [
         'update_user_vs_baseline',
@@ -59,6 +69,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'with_audit_vs_without',
         'scim_lookup_p99_vs_get_user',
         'scim_deactivation_vs_update_user',
+        'update_user_one_webhook_vs_none',
       ]) {
         const ratio = figures.comparisons[name];
         assert.ok(ratio.rounds >= 5, name);

@@ -30,7 +30,7 @@ import {
 import { updateBody } from './writes.js';
 import type { BenchRun } from './run.js';
 
-const DRAIN_EVENTS = quick ? 10_000 : 100_000;
+const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS) || (quick ? 10_000 : 100_000);
 const WRITES_PER_SECOND = 500;
 
 interface ReceiverStats {
