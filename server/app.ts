@@ -113,6 +113,7 @@ export function createApp({
               actor: key?.api_key ?? 'anonymous',
               requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null,
               protocol: 'workspace',
+              ...(key ? { permissions: key.permissions } : {}),
             },
             get log() {
               return requestLogger(req, res);

@@ -34,7 +34,7 @@ describe(`the directory's groups, attributes and keys (${TEST_STORE})`, () => {
     await assertRefuses(directory.groups.update(group.group_id, { name: ' ' }, TEST_SETUP), { kind: 'invalid_group_name' });
   });
 
-  it('keeps the system group whole: its name, every user, and itself', async () => {
+  it('keeps the system group whole: its name, itself, and every user unless the key may take them out', async () => {
     const user = await aUser(directory);
     await assertRefuses(directory.groups.update(systemGroupId, { name: freshGroupName() }, TEST_SETUP), { kind: 'system_group' });
     assert.equal((await directory.groups.update(systemGroupId, { description: 'everyone' }, TEST_SETUP)).record.description, 'everyone');
@@ -43,10 +43,27 @@ describe(`the directory's groups, attributes and keys (${TEST_STORE})`, () => {
       kind: 'system_group',
       lacking: 'groups_modify_system',
     });
-    await assertRefuses(directory.groups.amend(systemGroupId, { addMembers: [], removeMembers: [user.record.user_id] }, TEST_SETUP), {
+    const removal = { addMembers: [], removeMembers: [user.record.user_id] };
+    await assertRefuses(directory.groups.amend(systemGroupId, removal, TEST_SETUP), {
       kind: 'system_group',
+      lacking: 'groups_modify_system',
     });
-    await directory.groups.removeMember(user.record.user_id, systemGroupId, TEST_SETUP, { fromSystemGroup: true });
+    // One rule whichever way the removal comes (remove_user_group, a SCIM PATCH, a SCIM PUT): the author's key decides.
+    const mayModifySystem = { ...TEST_SETUP, permissions: ['groups_modify', 'groups_modify_system'] as const };
+    await directory.groups.amend(systemGroupId, removal, mayModifySystem);
+    await directory.groups.addMember(user.record.user_id, systemGroupId, TEST_SETUP);
+    await directory.groups.removeMember(user.record.user_id, systemGroupId, mayModifySystem);
+    await directory.groups.addMember(user.record.user_id, systemGroupId, TEST_SETUP);
+    await directory.groups.rewrite(
+      systemGroupId,
+      (current) => ({ members: (current.members ?? []).map((member) => member.user_id).filter((id) => id !== user.record.user_id) }),
+      mayModifySystem,
+    );
+    assert.equal(
+      (await directory.groups.find(systemGroupId)).members?.some((member) => member.user_id === user.record.user_id),
+      false,
+    );
+    await assertRefuses(directory.groups.update(systemGroupId, { name: freshGroupName() }, mayModifySystem), { kind: 'system_group' });
   });
 
   it('adds and removes members by ids in any accepted form, saying what a change came to', async () => {

@@ -8,6 +8,7 @@ import {
   type ExpectedVersions,
   type Group,
   type GroupAmendment,
+  type GroupChange,
   type GroupFieldChanges,
   type GroupRewrite,
   type GroupSearch,
@@ -33,14 +34,27 @@ export interface NewGroup {
 
 const notFound = (): never => refuse({ kind: 'not_found', entity: 'group' });
 const systemGroupKept = (): never => refuse({ kind: 'system_group' });
+const systemGroupMembersKept = (): never => refuse({ kind: 'system_group', lacking: 'groups_modify_system' });
+
+/**
+ * The system group's rule, one for every door: it keeps its name, is never deleted, and
+ * holds every user; a user may be taken out of it only by a key with groups_modify_system.
+ */
+const mayTakeFromSystemGroup = (by: ChangeAuthor): boolean => by.permissions?.includes('groups_modify_system') ?? false;
 
 const refusing = <T>(write: () => Promise<T>) => refusingStoreErrors('group', write);
 /** At the version read: a lost race is left to writeAtVersionRead, which reads again and retries. */
 const refusingConflicts = <T>(write: () => Promise<T>) => refusingStoreErrors('group', write, { leavingLostRaces: true });
 
 /** A store's answer to a change of a group, as the group changed or the directory's refusal. */
-const settled = (result: StoredGroup | 'no_group' | 'system_group'): StoredGroup =>
-  result === 'no_group' ? notFound() : result === 'system_group' ? systemGroupKept() : result;
+const settled = (result: GroupChange): StoredGroup =>
+  result === 'no_group'
+    ? notFound()
+    : result === 'system_group'
+      ? systemGroupKept()
+      : result === 'system_group_members'
+        ? systemGroupMembersKept()
+        : result;
 
 /** The fields in their stored forms: the name by the group-name rule, members by their canonical ids. */
 function acceptedFields<T extends GroupFieldChanges & { members?: readonly string[] }>(fields: T): T {
@@ -94,7 +108,14 @@ export function groupDirectory(store: Store) {
     /** Sets the fields given, at once; the system group keeps its name. */
     async update(groupId: string, changes: GroupFieldChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredGroup> {
       const amendment = { ...acceptedFields(changes), addMembers: [], removeMembers: [] };
-      return settled(await refusing(() => store.groups.amend(canonicalId(groupId), amendment, by, { ...(expected ? { expected } : {}) })));
+      return settled(
+        await refusing(() =>
+          store.groups.amend(canonicalId(groupId), amendment, by, {
+            ...(expected ? { expected } : {}),
+            fromSystemGroup: mayTakeFromSystemGroup(by),
+          }),
+        ),
+      );
     },
 
     /**
@@ -113,7 +134,9 @@ export function groupDirectory(store: Store) {
         async (current) =>
           settled(
             await refusingConflicts(() =>
-              store.groups.rewrite(current.record.group_id, acceptedFields(rewrite(current)), by, [current.version]),
+              store.groups.rewrite(current.record.group_id, acceptedFields(rewrite(current)), by, [current.version], {
+                fromSystemGroup: mayTakeFromSystemGroup(by),
+              }),
             ),
           ),
         stale,
@@ -142,7 +165,11 @@ export function groupDirectory(store: Store) {
         async (current) =>
           settled(
             await refusingConflicts(() =>
-              store.groups.amend(current.record.group_id, accepted, by, { expected: [current.version], withMembers }),
+              store.groups.amend(current.record.group_id, accepted, by, {
+                expected: [current.version],
+                withMembers,
+                fromSystemGroup: mayTakeFromSystemGroup(by),
+              }),
             ),
           ),
         stale,
@@ -160,9 +187,11 @@ export function groupDirectory(store: Store) {
       membership(await store.groups.addMember(canonicalId(userId), canonicalId(groupId), by));
     },
 
-    /** Takes the user out of the group; out of a system group only when `fromSystemGroup` (the key's groups_modify_system). */
-    async removeMember(userId: string, groupId: string, by: ChangeAuthor, { fromSystemGroup = false } = {}): Promise<void> {
-      membership(await store.groups.removeMember(canonicalId(userId), canonicalId(groupId), by, { fromSystemGroup }));
+    /** Takes the user out of the group; out of the system group only by a key with groups_modify_system. */
+    async removeMember(userId: string, groupId: string, by: ChangeAuthor): Promise<void> {
+      membership(
+        await store.groups.removeMember(canonicalId(userId), canonicalId(groupId), by, { fromSystemGroup: mayTakeFromSystemGroup(by) }),
+      );
     },
   };
 }

@@ -24,9 +24,8 @@ export function groupHandlers({
       await groups.addMember(target_user.user_id, target_group.group_id, author);
       return {};
     },
-    async removeUserGroup({ target_user, target_group }, { key, author }) {
-      const fromSystemGroup = key?.permissions.includes('groups_modify_system') ?? false;
-      await groups.removeMember(target_user.user_id, target_group.group_id, author, { fromSystemGroup });
+    async removeUserGroup({ target_user, target_group }, { author }) {
+      await groups.removeMember(target_user.user_id, target_group.group_id, author);
       return {};
     },
   };

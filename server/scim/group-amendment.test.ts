@@ -12,7 +12,7 @@ const ADA = '0b8f4e2a4c1d4f6e9a3b5c7d9e1f2a3b';
 const BOB = '1c9f5f3b5d2e5f7fab4c6d8e0f2a3b4c';
 const dashed = (id: string) => `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`.toUpperCase();
 
-const amendmentOf = (...Operations: object[]) => groupAmendment(patchOperations({ Operations }));
+const amendmentOf = (...Operations: object[]) => groupAmendment(patchOperations({ Operations }, 'Group'));
 
 describe('group PATCHes written as changes', () => {
   it("takes Entra ID's batches: Add members, Remove members by value, ids in either form", () => {

@@ -207,26 +207,25 @@ describe('SCIM Groups', () => {
     assert.deepEqual(memberIds(after.body), [kept.user_id], 'no member of a refused PATCH was added');
   });
 
-  it('keeps the system group: no rename, no member taken out, no delete (409 mutability)', async () => {
+  it('keeps the system group: no rename, no delete, no member taken out but by a key with groups_modify_system (409 mutability)', async () => {
     const found = await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "All Users"')}&excludedAttributes=members`);
     assert.equal(found.status, 200, found.text);
     assert.equal(found.body.totalResults, 1);
     const system = found.body.Resources[0];
     assert.equal(system.members, undefined, 'excludedAttributes=members');
     const user = await service.createUser();
+    const removals = [
+      { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members', value: [{ value: user.user_id }] }] },
+      { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${user.user_id}"]` }] },
+    ];
+    // A key that may change groups, but not the system group's members.
+    const groupsOnly = scimClient(service, await service.createKey({ permissions: ['groups_view', 'groups_modify', 'users_view'] }));
     const attempts = [
       await scim('PATCH', `/Groups/${system.id}`, {
         schemas: [PATCH_OP],
         Operations: [{ op: 'replace', path: 'displayName', value: 'Everyone' }],
       }),
-      await scim('PATCH', `/Groups/${system.id}`, {
-        schemas: [PATCH_OP],
-        Operations: [{ op: 'remove', path: 'members', value: [{ value: user.user_id }] }],
-      }),
-      await scim('PATCH', `/Groups/${system.id}`, {
-        schemas: [PATCH_OP],
-        Operations: [{ op: 'remove', path: `members[value eq "${user.user_id}"]` }],
-      }),
+      ...(await Promise.all(removals.map((removal) => groupsOnly('PATCH', `/Groups/${system.id}`, removal)))),
       await scim('DELETE', `/Groups/${system.id}`),
     ];
     for (const attempt of attempts) {
@@ -234,6 +233,14 @@ describe('SCIM Groups', () => {
       assert.equal(attempt.body.scimType, 'mutability');
     }
     assert.ok((await groupsOf(user.user_id)).includes('All Users'));
+
+    // With groups_modify_system, as remove_user_group allows it: both forms of the removal.
+    for (const removal of removals) {
+      const removed = await scim('PATCH', `/Groups/${system.id}`, removal);
+      assert.equal(removed.status, 204, removed.text);
+      assert.equal((await groupsOf(user.user_id)).includes('All Users'), false);
+      await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: system.id } });
+    }
   });
 
   it('deletes a group with 204, honouring If-Match; its members lose the membership', async () => {

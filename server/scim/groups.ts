@@ -79,7 +79,7 @@ export function scimGroupHandlers({
     },
 
     async patchGroup(request) {
-      const operations = patchOperations(request.body);
+      const operations = patchOperations(request.body, 'Group');
       const amendment = groupAmendment(operations);
       // The group goes back only to a client that says which of it to show (see the contract).
       const shown = request.query.attributes !== undefined || request.query.excludedAttributes !== undefined;

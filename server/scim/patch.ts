@@ -17,8 +17,26 @@ import {
 import { shortened } from '../service-errors.js';
 import { invalidPath, invalidValue, mutability, noTarget } from './errors.js';
 
-/** Attributes the service sets: a PATCH naming them is refused (RFC 7644, 3.5.2: mutability). */
-const READ_ONLY = /^(id|meta)([.[]|$)/i;
+/**
+ * Attributes the service sets, on every resource, and a User's `groups` (RFC 7643, 4.1.2:
+ * read-only; memberships change through the Group): a PATCH naming them, whatever its op,
+ * is refused (RFC 7644, 3.5.2: mutability).
+ */
+const READ_ONLY_ATTRIBUTES = { User: ['id', 'meta', 'groups'], Group: ['id', 'meta'] } as const;
+
+/** Singular complex attributes: a value put in their place is an object of their sub-attributes. */
+const COMPLEX_ATTRIBUTES = {
+  User: ['name', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:user'],
+  Group: [],
+} as const satisfies Record<keyof typeof READ_ONLY_ATTRIBUTES, readonly string[]>;
+
+const isAttributes = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a path names a read-only attribute of the resource, or what is inside one. */
+function namesReadOnly(path: string, resource: keyof typeof READ_ONLY_ATTRIBUTES): string | undefined {
+  const attribute = /^(?:urn:ietf:params:scim:schemas:core:2\.0:(?:User|Group):)?([^.[\s]+)/i.exec(path.trim())?.[1]?.toLowerCase();
+  return READ_ONLY_ATTRIBUTES[resource].find((name) => name === attribute);
+}
 
 /**
  * Names that lead out of a resource into JavaScript's objects. The library
@@ -69,17 +87,25 @@ function removalsByValue(operation: PatchOperation): PatchOperation[] {
  * JavaScript's objects, where a path names what the service sets, and where an operation
  * without a path has no attributes to set.
  */
-export function patchOperations(body: unknown): PatchOperation[] {
+export function patchOperations(body: unknown, resource: keyof typeof READ_ONLY_ATTRIBUTES): PatchOperation[] {
   const operations = (body as { Operations: PatchOperation[] }).Operations.flatMap((operation) =>
     removalsByValue({ ...operation, op: operation.op.toLowerCase() }),
   );
   for (const { op, path, value } of operations) {
     if (path !== undefined && reachesObjectInternals(path)) throw invalidPath(`"${shortened(path)}" names no attribute`);
     if (holdsPrototypeKey(value)) throw invalidValue('a value may not hold a "__proto__" key');
-    if (path !== undefined && READ_ONLY.test(path)) throw mutability(`"${shortened(path)}" is set by the service`);
+    const readOnly = path === undefined ? undefined : namesReadOnly(path, resource);
+    if (readOnly === 'groups') throw mutability(`a User's groups are read-only: change the Group's members instead`);
+    if (readOnly) throw mutability(`"${shortened(path ?? readOnly)}" is set by the service`);
+    const complex = path
+      ?.trim()
+      .replace(/^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i, '')
+      .toLowerCase();
+    if (op !== 'remove' && (COMPLEX_ATTRIBUTES[resource] as readonly string[]).includes(complex ?? '') && !isAttributes(value))
+      throw invalidValue(`"${shortened(path ?? '')}" takes an object of its sub-attributes`);
     // Without a path the target is the resource itself (RFC 7644, 3.5.2.1 and 3.5.2.3): only
     // attributes to set will do. The library would put anything else in the resource's place.
-    if (path === undefined && op !== 'remove' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+    if (path === undefined && op !== 'remove' && !isAttributes(value))
       throw invalidValue(`"${op}" without a path needs an object of attributes as its value`);
   }
   return operations;

@@ -64,7 +64,12 @@ function route(handler: ScimHandler): RequestHandler {
       query: textParameters(req.query),
       body: req.body,
       key,
-      author: { actor: key.api_key, requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null, protocol: 'scim' },
+      author: {
+        actor: key.api_key,
+        requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null,
+        protocol: 'scim',
+        permissions: key.permissions,
+      },
       base: `${req.protocol}://${req.get('host') ?? 'localhost'}${SCIM_BASE_PATH}`,
       expectedVersions: expectedVersions(req.get('If-Match')),
     });

@@ -97,6 +97,13 @@ function textOf(value: unknown, attribute: string): string {
   return value;
 }
 
+/** A complex attribute (`name`, the enterprise extension): an object, or nothing. */
+function complexOf<T extends object>(value: T | null | undefined, attribute: string): T | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidValueError(attribute, 'an object');
+  return value;
+}
+
 /** The primary entry of a multi-valued attribute, else its first. */
 function primaryOf(values: unknown, attribute: string): Record<string, unknown> | undefined {
   if (values === null || values === undefined) return undefined;
@@ -130,12 +137,13 @@ function emailsOf(values: unknown): Email[] {
  */
 export function userFieldsFrom(resource: ScimUserInput): UserFields {
   const phone = primaryOf(resource.phoneNumbers, 'phoneNumbers');
-  const enterprise = resource[ENTERPRISE_USER_SCHEMA];
+  const enterprise = complexOf(resource[ENTERPRISE_USER_SCHEMA], ENTERPRISE_USER_SCHEMA);
+  const name = complexOf(resource.name, 'name');
   const fields: UserFields = {
     profile: {
       username: textOf(resource.userName, 'userName'),
-      first_name: textOf(resource.name?.givenName, 'name.givenName'),
-      last_name: textOf(resource.name?.familyName, 'name.familyName'),
+      first_name: textOf(name?.givenName, 'name.givenName'),
+      last_name: textOf(name?.familyName, 'name.familyName'),
       phone: textOf(phone?.value, 'phoneNumbers.value'),
       organization: textOf(enterprise?.organization, 'organization'),
     },

@@ -144,6 +144,23 @@ describe('SCIM Users', () => {
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace' }] }, 400, 'invalidValue'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'add', value: 'str' }] }, 400, 'invalidValue'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'password', value: 'weak' }] }, 400, 'invalidValue'],
+      // A value of the wrong type for its path (RFC 7644, 3.12): a complex attribute is an object, never cleared by a string.
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'name', value: 'str' }] }, 400, 'invalidValue'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'name', value: ['Ada'] }] }, 400, 'invalidValue'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { name: 'str' } }] }, 400, 'invalidValue'],
+      [
+        {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'replace', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User', value: 7 }],
+        },
+        400,
+        'invalidValue',
+      ],
+      // Read-only attributes, whatever the op: a User's groups change through the Group.
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'groups', value: [{ value: '0'.repeat(32) }] }] }, 400, 'mutability'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'groups' }] }, 400, 'mutability'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'Groups[value eq "x"].display', value: 'x' }] }, 400, 'mutability'],
+      [{ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'meta.lastModified' }] }, 400, 'mutability'],
       // Paths into JavaScript's objects: the patch library would have set `polluted` on every object of the process.
       [{ schemas: [PATCH_OP], Operations: [{ op: 'add', path: '__proto__.polluted', value: 'yes' }] }, 400, 'invalidPath'],
       [{ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'constructor.prototype.polluted', value: 'yes' }] }, 400, 'invalidPath'],

@@ -94,7 +94,7 @@ export function scimUserHandlers({
     },
 
     async patchUser(request) {
-      const operations = patchOperations(request.body);
+      const operations = patchOperations(request.body, 'User');
       return rewriteUser(request, (current) => patched(scimUser(current, request.base), operations));
     },
 

@@ -6,6 +6,7 @@ import {
   type ChangeAuthor,
   type Group,
   type GroupAmendment,
+  type GroupChange,
   type GroupFieldChanges,
   type GroupMember,
   type GroupRewrite,
@@ -120,8 +121,9 @@ export class KyselyGroupRepository implements GroupRepository {
     rewrite: GroupRewrite,
     by: ChangeAuthor,
     expected?: readonly number[],
-  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
-    return this.#change(groupId, by, expected, true, async (trx, row) => {
+    { fromSystemGroup = false }: { fromSystemGroup?: boolean } = {},
+  ): Promise<GroupChange> {
+    return this.#change(groupId, by, { expected, withMembers: true, fromSystemGroup }, async (trx, row) => {
       const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
       const current = new Set((stored.members ?? []).map((member) => member.user_id));
       const wanted = rewrite.members ? new Set(rewrite.members) : current;
@@ -138,9 +140,13 @@ export class KyselyGroupRepository implements GroupRepository {
     groupId: string,
     amendment: GroupAmendment,
     by: ChangeAuthor,
-    { expected, withMembers = false }: { expected?: readonly number[]; withMembers?: boolean } = {},
-  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
-    return this.#change(groupId, by, expected, withMembers, async (trx, row) => {
+    {
+      expected,
+      withMembers = false,
+      fromSystemGroup = false,
+    }: { expected?: readonly number[]; withMembers?: boolean; fromSystemGroup?: boolean } = {},
+  ): Promise<GroupChange> {
+    return this.#change(groupId, by, { expected, withMembers, fromSystemGroup }, async (trx, row) => {
       // Of the members it names, which the group holds now: the rest of its members are not read.
       const named = [...new Set([...amendment.addMembers, ...amendment.removeMembers])];
       const held =
@@ -180,10 +186,9 @@ export class KyselyGroupRepository implements GroupRepository {
   async #change(
     groupId: string,
     by: ChangeAuthor,
-    expected: readonly number[] | undefined,
-    withMembers: boolean,
+    { expected, withMembers, fromSystemGroup }: { expected: readonly number[] | undefined; withMembers: boolean; fromSystemGroup: boolean },
     plan: (trx: Db, row: StoredRow) => Promise<PlannedChange>,
-  ): Promise<StoredGroup | 'no_group' | 'system_group'> {
+  ): Promise<GroupChange> {
     return uniqueName(this.traits, 'group_name', () =>
       this.db.transaction().execute(async (trx) => {
         await this.#lockGroup(trx, groupId);
@@ -191,8 +196,9 @@ export class KyselyGroupRepository implements GroupRepository {
         if (!row) return 'no_group' as const;
         if (expected && !expected.includes(row.version)) throw new StaleVersionError(row.version);
         const { fields, added, removed, unchanged } = await plan(trx, row);
-        // The system group holds every user and keeps its name.
-        if (row.is_system && (fields.name !== undefined || removed.length > 0)) return 'system_group' as const;
+        // The system group keeps its name, and every user unless the author may take them out.
+        if (row.is_system && fields.name !== undefined) return 'system_group' as const;
+        if (row.is_system && removed.length > 0 && !fromSystemGroup) return 'system_group_members' as const;
         if (Object.keys(fields).length === 0 && added.length === 0 && removed.length === 0) {
           return unchanged ?? ((await storedGroups(trx, [row], withMembers)) as [StoredGroup])[0];
         }

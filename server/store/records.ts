@@ -159,6 +159,9 @@ export interface UsernameReport {
 }
 
 /** What adding a user to a group, or removing one, came to. */
+/** What a change of a group came to: the group changed, or why not (a system group keeps its name, and its members unless allowed). */
+export type GroupChange = StoredGroup | 'no_group' | 'system_group' | 'system_group_members';
+
 export type MembershipChange = 'done' | 'no_user' | 'no_group' | 'already_member' | 'not_member' | 'system_group';
 
 /** An API key as stored: never the secret itself, only its digest (server/keys/api-keys.ts). */
@@ -281,6 +284,8 @@ export interface ChangeAuthor {
   requestId: string | null;
   /** The protocol a change came through, for its audit event; null for the admin command and the service itself. */
   protocol: 'workspace' | 'scim' | null;
+  /** What the key that made the change may do (the directory's rules read it); absent for the admin command and the service. */
+  permissions?: readonly Permission[];
 }
 
 /** Changes made with `npm run admin`. */

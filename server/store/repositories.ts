@@ -29,6 +29,7 @@ import type {
   WebhookChanges,
   WebhookSecrets,
   FeedPage,
+  GroupChange,
   FeedQuery,
   StoredUser,
   UserSearch,
@@ -78,7 +79,8 @@ export interface GroupRepository {
   create(group: NewGroupRecord, by: ChangeAuthor): Promise<Group>;
   /**
    * Sets what `rewrite` gives, at once, with one audit event per change (the group's
-   * fields, each membership added or removed). Throws NameTakenError, UnknownMembersError,
+   * fields, each membership added or removed). A system group keeps its name
+   * ('system_group'), and its members unless `fromSystemGroup` ('system_group_members'). Throws NameTakenError, UnknownMembersError,
    * and StaleVersionError when the group is at none of the `expected` versions.
    */
   rewrite(
@@ -86,7 +88,8 @@ export interface GroupRepository {
     rewrite: GroupRewrite,
     by: ChangeAuthor,
     expected?: ExpectedVersions,
-  ): Promise<StoredGroup | 'no_group' | 'system_group'>;
+    options?: { fromSystemGroup?: boolean },
+  ): Promise<GroupChange>;
   /**
    * Applies the amendment at once, as `rewrite` does, reading only the members it names; the
    * group answered holds its members only when `withMembers` asks for them.
@@ -95,8 +98,8 @@ export interface GroupRepository {
     groupId: string,
     amendment: GroupAmendment,
     by: ChangeAuthor,
-    options?: { expected?: ExpectedVersions; withMembers?: boolean },
-  ): Promise<StoredGroup | 'no_group' | 'system_group'>;
+    options?: { expected?: ExpectedVersions; withMembers?: boolean; fromSystemGroup?: boolean },
+  ): Promise<GroupChange>;
   /**
    * Deletes a group and its memberships; the system group cannot be deleted. Throws
    * StaleVersionError when the group is at none of the `expected` versions.
