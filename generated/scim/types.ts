@@ -451,8 +451,14 @@ export interface components {
          *     when `value` is an object of attributes to set (Okta's `{"op": "replace", "value":
          *     {"active": false}}`). `remove` without a path is `400 noTarget`; a `remove` whose filter matches nothing
          *     changes nothing (so that a provider's retry is harmless); a path to what the service
-         *     sets (`id`, `meta`) is `400 mutability`; an attribute the directory does not keep is
-         *     ignored.
+         *     sets (`id`, `meta`), or to a User's read-only `groups`, is `400 mutability`; an attribute
+         *     the directory does not keep is ignored.
+         *
+         *     Bounded work: at most 100 operations (`400 invalidValue` beyond); a PATCH of a Group
+         *     names at most 1,000 members in all (the most a replacement may list), and names them by
+         *     `value`, in a list or as `members[value eq "…"]`: another filter on `members` is `400
+         *     invalidFilter`, since it would be matched against every member. A PATCH that leaves a
+         *     User with more emails than a replacement may carry (20) is `400 invalidValue`.
          */
         PatchRequest: {
             schemas?: string[];
@@ -744,12 +750,12 @@ export interface components {
          */
         Filter: string;
         /**
-         * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4).
+         * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4); beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
          * @example 1
          */
         StartIndex: number;
         /**
-         * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0.
+         * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0; beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
          * @example 100
          */
         Count: number;
@@ -1070,12 +1076,12 @@ export interface operations {
                  */
                 filter?: components["parameters"]["Filter"];
                 /**
-                 * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4).
+                 * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4); beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
                  * @example 1
                  */
                 startIndex?: components["parameters"]["StartIndex"];
                 /**
-                 * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0.
+                 * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0; beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
                  * @example 100
                  */
                 count?: components["parameters"]["Count"];
@@ -1469,12 +1475,12 @@ export interface operations {
                  */
                 filter?: components["parameters"]["Filter"];
                 /**
-                 * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4).
+                 * @description The 1-based index of the first result; less than 1 counts as 1 (RFC 7644, 3.4.2.4); beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
                  * @example 1
                  */
                 startIndex?: components["parameters"]["StartIndex"];
                 /**
-                 * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0.
+                 * @description At most this many results (at most 200, the `filter.maxResults` of the configuration); less than 0 counts as 0; beyond 9007199254740991 (the largest whole number a JSON number holds exactly) it is refused, 400 `invalidValue`.
                  * @example 100
                  */
                 count?: components["parameters"]["Count"];

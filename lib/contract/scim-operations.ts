@@ -47,3 +47,16 @@ export const SCIM_OPERATIONS: readonly ScimOperation[] = Object.entries(SCIM_DOC
           .map((parameter) => parameter.name as string),
       })),
 );
+
+const schemas = SCIM_DOCUMENT.components.schemas as Record<string, OpenApiDocument>;
+
+/**
+ * The bounds of a SCIM request's work, as the contract declares them: the operations of a
+ * PATCH, the emails a User keeps, the members a Group's request names. A PATCH is checked
+ * against them after it is applied too, where the contract cannot see.
+ */
+export const SCIM_LIMITS = {
+  patchOperations: schemas.PatchRequest!.properties.Operations.maxItems as number,
+  emails: schemas.UserInput!.properties.emails.maxItems as number,
+  members: schemas.GroupInput!.properties.members.maxItems as number,
+} as const;

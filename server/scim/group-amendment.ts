@@ -23,7 +23,7 @@ function attributeName(path: string): string {
 }
 
 /** The user id in `members[value eq "…"]`, if that is the path. */
-function memberNamedBy(path: string): string | undefined {
+export function memberNamedBy(path: string): string | undefined {
   if (!path.includes('[')) return undefined;
   try {
     const filter = parse(path);

@@ -15,7 +15,9 @@ import {
   scimPatch,
 } from 'scim-patch';
 import { shortened } from '../service-errors.js';
-import { invalidPath, invalidValue, mutability, noTarget } from './errors.js';
+import { SCIM_LIMITS } from '../../lib/contract/scim-operations.js';
+import { invalidFilter, invalidPath, invalidValue, mutability, noTarget } from './errors.js';
+import { memberNamedBy } from './group-amendment.js';
 
 /**
  * Attributes the service sets, on every resource, and a User's `groups` (RFC 7643, 4.1.2:
@@ -91,6 +93,7 @@ export function patchOperations(body: unknown, resource: keyof typeof READ_ONLY_
   const operations = (body as { Operations: PatchOperation[] }).Operations.flatMap((operation) =>
     removalsByValue({ ...operation, op: operation.op.toLowerCase() }),
   );
+  if (resource === 'Group') boundMembers(operations);
   for (const { op, path, value } of operations) {
     if (path !== undefined && reachesObjectInternals(path)) throw invalidPath(`"${shortened(path)}" names no attribute`);
     if (holdsPrototypeKey(value)) throw invalidValue('a value may not hold a "__proto__" key');
@@ -109,6 +112,31 @@ export function patchOperations(body: unknown, resource: keyof typeof READ_ONLY_
       throw invalidValue(`"${op}" without a path needs an object of attributes as its value`);
   }
   return operations;
+}
+
+/** The members a Group's operation names: those of a list, or the one its filter names. */
+function membersNamed({ path, value }: PatchOperation): number {
+  const attributes = path === undefined ? (value as Record<string, unknown> | undefined) : undefined;
+  const listed = attributes ? Object.entries(attributes).find(([key]) => key.toLowerCase() === 'members')?.[1] : value;
+  if (path !== undefined && path.includes('[')) return 1;
+  if (path !== undefined && !/^(urn:ietf:params:scim:schemas:core:2\.0:group:)?members$/i.test(path.trim())) return 0;
+  return Array.isArray(listed) ? listed.length : 0;
+}
+
+/**
+ * A Group's PATCH names its members, and not too many: a filter on `members` other than
+ * `value eq` would be matched against every member of the group, whatever its size.
+ */
+function boundMembers(operations: readonly PatchOperation[]): void {
+  let named = 0;
+  for (const operation of operations) {
+    const { path } = operation;
+    if (path !== undefined && /^(urn:ietf:params:scim:schemas:core:2\.0:group:)?members\s*\[/i.test(path.trim()) && !memberNamedBy(path))
+      throw invalidFilter(`"${shortened(path)}": members are named by value, as members[value eq "<user id>"]`);
+    named += membersNamed(operation);
+  }
+  if (named > SCIM_LIMITS.members)
+    throw invalidValue(`a PATCH names at most ${SCIM_LIMITS.members} members (this one names ${named}): send them in several`);
 }
 
 /** The resource with the operations (patchOperations) applied; the resource given is left as it is. */

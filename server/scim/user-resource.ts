@@ -4,6 +4,7 @@
  * User as the fields the store changes. The mapping is the service's own;
  * docs/scim.md lists it for administrators.
  */
+import { SCIM_LIMITS } from '../../lib/contract/scim-operations.js';
 import { entityTag } from '../http/entity-tags.js';
 import type { DirectoryFields, Email, StoredUser, UserProfile } from '../directory/index.js';
 
@@ -117,6 +118,8 @@ function primaryOf(values: unknown, attribute: string): Record<string, unknown> 
 function emailsOf(values: unknown): Email[] {
   if (values === null || values === undefined) return [];
   if (!Array.isArray(values)) throw new InvalidValueError('emails', 'a list of objects');
+  // A PATCH may add emails one operation at a time: the same bound as a replacement's, checked on the result.
+  if (values.length > SCIM_LIMITS.emails) throw new InvalidValueError('emails', `a list of at most ${SCIM_LIMITS.emails} addresses`);
   return values.map((entry: unknown, index) => {
     if (entry === null || typeof entry !== 'object') throw new InvalidValueError(`emails[${index}]`, 'an object');
     const { value, type, primary, display } = entry as Record<string, unknown>;
