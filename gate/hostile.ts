@@ -270,6 +270,18 @@ function scimCorpus(target: GateTarget, existing: { username: string; user_id: s
       { ...scimJson, 'If-Match': 'W/"18446744073709551617"' },
     ),
   );
+  // Work without bounds (docs/scim.md, Bounds): refused at the limits, whatever a provider sends.
+  add(
+    'a PATCH of 101 operations',
+    patch(JSON.stringify(Array.from({ length: 101 }, () => ({ op: 'replace', path: 'name.givenName', value: 'x' })))),
+  );
+  add(
+    'a PATCH growing emails past the limit',
+    patch(JSON.stringify([{ op: 'add', path: 'emails', value: Array.from({ length: 21 }, (_, i) => ({ value: `e${i}@example.com` })) }])),
+  );
+  add('a PATCH putting a string in place of name', patch(`[{"op":"replace","path":"name","value":"str"}]`));
+  add('a PATCH adding to the read-only groups', patch(`[{"op":"add","path":"groups","value":[{"value":"x"}]}]`));
+  add('a startIndex past the largest exact number', send('GET', '/scim/v2/Users?startIndex=99999999999999999999999', '', bearer));
   add('the full-width form of an existing userName', createUser(fullWidth(existing.username)));
   add('a userName with a bidi override', createUser('user\u202eexe.txt'));
   add('a userName with a zero-width space', createUser('admin\u200b'));

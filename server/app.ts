@@ -18,15 +18,17 @@ import { crossOriginAccess } from './http/cors.js';
 import { documentationHandlers } from './http/documentation.js';
 import { entityTag, expectedVersions } from './http/entity-tags.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import type { RefusalAnswer } from './http/lifecycle.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
+import { errorBody } from './service-errors.js';
 import { ServiceMetrics } from './metrics.js';
 import type { Store } from './store/repositories.js';
-import { isScimRequest, scimErrorHandler } from './scim/errors.js';
+import { isScimPath, isScimRequest, SCIM_MEDIA_TYPE, scimErrorBody, scimErrorHandler, scimFailureOf } from './scim/errors.js';
 import { mountScim } from './scim/routes.js';
 import type { ScimHandlers } from './scim/types.js';
 
@@ -54,6 +56,18 @@ export interface AppParts {
 const apiHeaders: RequestHandler = (_req, res, next) => {
   res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
   next();
+};
+
+/**
+ * A refusal before routing (headers too large, a request too slow, too many connections),
+ * in the shape of the protocol its path speaks. Too many connections is refused before any
+ * request is read: that answer carries both shapes' fields, so either client reads it.
+ */
+export const refusalInItsProtocol: RefusalAnswer = (path, refusal) => {
+  const workspace = { contentType: 'application/json; charset=utf-8', body: errorBody(refusal.code, refusal.message) };
+  const scim = scimErrorBody(scimFailureOf(refusal));
+  if (path === undefined) return { ...workspace, body: { ...workspace.body, ...scim } };
+  return isScimPath(path) ? { contentType: `${SCIM_MEDIA_TYPE}; charset=utf-8`, body: scim } : workspace;
 };
 
 /** A failure found before routing (an over-long stream), answered in the shape of the protocol its path speaks. */

@@ -6,7 +6,7 @@
 
 import { once } from 'node:events';
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
-import { createApp } from './app.js';
+import { createApp, refusalInItsProtocol } from './app.js';
 import { createFirstApiKey, FirstKeyError, handOverFirstKey } from './keys/first-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { explain } from './service-errors.js';
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const server = serve((req, res) => current(req, res), {
     name: 'workspace service',
     bodyLimitBytes: BODY_LIMIT_BYTES,
+    answerRefusal: refusalInItsProtocol,
     host: config.host,
     port: config.port,
     connections: config.connections,

@@ -791,6 +791,14 @@ export interface components {
          * @example W/"7"
          */
         IfMatch: string;
+        /**
+         * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+         *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+         *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+         *     write.
+         * @example *
+         */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -1263,6 +1271,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1356,6 +1372,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1396,6 +1420,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1648,6 +1680,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1727,6 +1767,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1779,6 +1827,14 @@ export interface operations {
                  * @example W/"7"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` makes the change only if the resource does not exist (RFC 9110, 13.1.2): a write to
+                 *     one that exists gets `412 versionMismatch` and is left as it is; one that does not is
+                 *     `404 notFound`, as without the header. Entity tags other than `*` are not compared on a
+                 *     write.
+                 * @example *
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**

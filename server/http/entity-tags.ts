@@ -14,6 +14,15 @@ export const entityTag = (version: number): string => `W/"${version}"`;
  * A tag that is not one of ours (`"abc"`) names no version; the contract has refused a header
  * that is not a list of tags already.
  */
+/**
+ * The versions a write may apply to, from `If-Match` and `If-None-Match`: `If-None-Match: *`
+ * asks that the resource not exist (RFC 9110, 13.1.2), so a write to one that does applies at
+ * no version (412), and one that does not is not found (404) as ever.
+ */
+export function writeConditions(ifMatch: string | undefined, ifNoneMatch: string | undefined): ExpectedVersions | undefined {
+  return ifNoneMatch?.trim() === '*' ? [] : expectedVersions(ifMatch);
+}
+
 export function expectedVersions(ifMatch: string | undefined): ExpectedVersions | undefined {
   if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
   const versions: number[] = [];

@@ -208,6 +208,20 @@ describe('hostile input', () => {
     });
     assert.equal(longHeader.status, 431);
     assert.equal(JSON.parse(longHeader.body).code, 'payload_too_large');
+    // Under /scim/v2, in SCIM's shape and media type, as every other SCIM answer.
+    const scimLongHeader = await rawRequest(
+      service.baseUrl,
+      `GET /scim/v2/Users?count=1 HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(70_000)}\r\n\r\n`,
+      { waitMs: 3_000 },
+    );
+    assert.equal(scimLongHeader.status, 431);
+    assert.match(scimLongHeader.headers['content-type'] ?? '', /^application\/scim\+json/);
+    assert.deepEqual(JSON.parse(scimLongHeader.body), {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '431',
+      scimType: 'tooLarge',
+      detail: 'Request headers are too large',
+    });
     assert.equal(await snapshot(service), before);
   });
 

@@ -11,7 +11,8 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { rawRequest } from '../../lib/testing/raw-http.js';
-import { type ConnectionLimits, createHttpServer, DEFAULT_CONNECTION_LIMITS, SERVER_TIMEOUTS } from './lifecycle.js';
+import { refusalInItsProtocol } from '../app.js';
+import { type ConnectionLimits, createHttpServer, DEFAULT_CONNECTION_LIMITS, type RefusalAnswer, SERVER_TIMEOUTS } from './lifecycle.js';
 
 const SHORT = { headersMs: 300, requestMs: 600, keepAliveMs: 200, checkIntervalMs: 50 };
 
@@ -24,13 +25,16 @@ after(() =>
 );
 
 /** A server of lifecycle.ts answering 200 `{"status":"ok"}` once a request's body has arrived. */
-async function start(connections: Partial<ConnectionLimits> = {}): Promise<{ server: Server; url: string; port: number }> {
+async function start(
+  connections: Partial<ConnectionLimits> = {},
+  answerRefusal?: RefusalAnswer,
+): Promise<{ server: Server; url: string; port: number }> {
   const server = createHttpServer(
     (req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}'));
     },
-    { timeouts: SHORT, connections },
+    { timeouts: SHORT, connections, ...(answerRefusal ? { answerRefusal } : {}) },
   ).listen(0, '127.0.0.1');
   await once(server, 'listening');
   servers.push(server);
@@ -129,11 +133,14 @@ describe('the HTTP server', () => {
   });
 
   it('turns away a client past its share of connections with a 503, while other clients are still served', async () => {
-    const { server, port, url } = await start({ perClient: 20, total: 1_000 });
+    const { server, port, url } = await start({ perClient: 20, total: 1_000 }, refusalInItsProtocol);
     const flood = await halfOpenClients(port, 20, '127.0.0.2');
     const refused = await halfOpenClients(port, 1, '127.0.0.2');
     const [reply] = (await once(refused[0]!, 'data')) as [Buffer];
     assert.match(reply.toString(), /^HTTP\/1\.1 503 [\s\S]*Retry-After: 1[\s\S]*"code":"too_many_connections"/);
+    // Refused before a request is read, so in both protocols' shapes at once: a SCIM client reads its own fields.
+    const body = JSON.parse(reply.toString().split('\r\n\r\n')[1]!);
+    assert.deepEqual([body.schemas, body.status, body.scimType], [['urn:ietf:params:scim:api:messages:2.0:Error'], '503', 'unavailable']);
     const other = await fetch(`${url}/healthz`);
     assert.equal(other.status, 200, 'another client is served');
     await until(async () => (await openConnections(server)) === 20, 500, 'the refused connection destroyed');

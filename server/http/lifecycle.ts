@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { clientKey } from './client-key.js';
 import type { Logger } from '../logger.js';
-import { type ErrorBody, errorBody } from '../service-errors.js';
+import { errorBody, ServiceError } from '../service-errors.js';
 
 /** What answers requests: an express app, or the service's stand-in while it starts (starting.ts). */
 export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -43,9 +43,22 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { total: 1_000, perCl
 /** How long a refused or timed-out connection gets to take its short answer before it is destroyed regardless. */
 const FAREWELL_MS = 1_000;
 
+/**
+ * A refusal made before any route sees the request, in the shape of the protocol its path
+ * speaks (the assembly knows the protocols); `path` is undefined when no request was read.
+ */
+export type RefusalAnswer = (path: string | undefined, refusal: ServiceError) => { contentType: string; body: object };
+
+const workspaceRefusal: RefusalAnswer = (_path, refusal) => ({
+  contentType: 'application/json; charset=utf-8',
+  body: errorBody(refusal.code, refusal.message),
+});
+
 export interface HttpServerOptions {
   /** Bodies declared longer than this get no `100 Continue`: the app answers 413 without reading them. */
   bodyLimitBytes?: number;
+  /** How a refusal before routing is worded; the workspace API's error shape by default. */
+  answerRefusal?: RefusalAnswer;
   timeouts?: Partial<typeof SERVER_TIMEOUTS>;
   connections?: Partial<ConnectionLimits>;
 }
@@ -56,7 +69,13 @@ export interface HttpServerOptions {
  * it closes only our half, and a client that never closes its own would keep
  * the socket, and its file descriptor, for ever.
  */
-function answerAndDestroy(socket: Socket, status: number, reason: string, body: ErrorBody, headers: Record<string, string> = {}): void {
+function answerAndDestroy(
+  socket: Socket,
+  status: number,
+  reason: string,
+  { contentType, body }: ReturnType<RefusalAnswer>,
+  headers: Record<string, string> = {},
+): void {
   if (!socket.writable) return void socket.destroy();
   const text = JSON.stringify(body);
   const extra = Object.entries(headers)
@@ -64,10 +83,16 @@ function answerAndDestroy(socket: Socket, status: number, reason: string, body: 
     .join('');
   setTimeout(() => socket.destroy(), FAREWELL_MS).unref();
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${contentType}\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${extra}Connection: close\r\n\r\n${text}`,
     () => socket.destroy(),
   );
+}
+
+/** The path of the request line at the start of what the parser refused, if it is there (a request sent in one piece). */
+function pathOf(packet: Buffer | undefined): string | undefined {
+  const line = packet?.toString('latin1', 0, Math.min(packet.length, 8192));
+  return line ? /^[A-Z]+ ([^ ?\r\n]+)[^ \r\n]* HTTP\/1\.[01]\r?\n/.exec(line)?.[1] : undefined;
 }
 
 /**
@@ -76,14 +101,14 @@ function answerAndDestroy(socket: Socket, status: number, reason: string, body: 
  * Content-Length, headers over 16 KiB, a timeout) gets the contract's error
  * shape too, then the connection is closed.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError(answerRefusal: RefusalAnswer, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   const [status, reason, code, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? ([408, 'Request Timeout', 'request_timeout', 'The request was not received in time'] as const)
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? ([431, 'Request Header Fields Too Large', 'payload_too_large', 'Request headers are too large'] as const)
         : ([400, 'Bad Request', 'invalid_request', 'Invalid request: malformed HTTP'] as const);
-  answerAndDestroy(socket, status, reason, errorBody(code, message));
+  answerAndDestroy(socket, status, reason, answerRefusal(pathOf(error.rawPacket), new ServiceError(status, code, message)));
 }
 
 /**
@@ -91,7 +116,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
  * either bound at once: a short 503 and the connection destroyed, before it
  * can hold a file descriptor or a request slot.
  */
-function boundConnections(server: Server, limits: ConnectionLimits): void {
+function boundConnections(server: Server, limits: ConnectionLimits, answerRefusal: RefusalAnswer): void {
   const perClient = new Map<string, number>();
   let total = 0;
   server.on('connection', (socket: Socket) => {
@@ -99,13 +124,13 @@ function boundConnections(server: Server, limits: ConnectionLimits): void {
     const fromClient = perClient.get(client) ?? 0;
     if (total >= limits.total || fromClient >= limits.perClient) {
       const which = total >= limits.total ? 'the service has' : 'this client has';
-      answerAndDestroy(
-        socket,
+      // Refused before any request is read: no path says which protocol is spoken.
+      const refusal = new ServiceError(
         503,
-        'Service Unavailable',
-        errorBody('too_many_connections', `Too many connections: ${which} as many open as allowed; close some and retry`),
-        { 'Retry-After': '1' },
+        'too_many_connections',
+        `Too many connections: ${which} as many open as allowed; close some and retry`,
       );
+      answerAndDestroy(socket, 503, 'Service Unavailable', answerRefusal(undefined, refusal), { 'Retry-After': '1' });
       return;
     }
     total += 1;
@@ -128,7 +153,10 @@ function refuseWithoutHost(res: ServerResponse): void {
 const declaredLength = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0);
 
 /** The app on a Node HTTP server with the service's limits; `listen` is left to the caller. */
-export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {}, connections = {} }: HttpServerOptions = {}): Server {
+export function createHttpServer(
+  app: Listener,
+  { bodyLimitBytes, timeouts = {}, connections = {}, answerRefusal = workspaceRefusal }: HttpServerOptions = {},
+): Server {
   const limits = { ...SERVER_TIMEOUTS, ...timeouts };
   // Bounded so that slow or idle clients cannot hold connections forever.
   const server = createServer(
@@ -142,8 +170,8 @@ export function createHttpServer(app: Listener, { bodyLimitBytes, timeouts = {},
     },
     (req, res) => (req.httpVersion === '1.1' && req.headers.host === undefined ? refuseWithoutHost(res) : app(req, res)),
   );
-  server.on('clientError', answerClientError);
-  boundConnections(server, { ...DEFAULT_CONNECTION_LIMITS, ...connections });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(answerRefusal, error, socket));
+  boundConnections(server, { ...DEFAULT_CONNECTION_LIMITS, ...connections }, answerRefusal);
   // Node would send `100 Continue` to every `Expect: 100-continue` and so invite a body the app refuses.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (bodyLimitBytes === undefined || !(declaredLength(req) > bodyLimitBytes)) res.writeContinue();

@@ -130,7 +130,10 @@ export const scimErrorBody = (failure: ScimFailure): ScimErrorBody => ({
 
 /** The last SCIM route: a path under /scim/v2 that names no resource. */
 /** Whether a request is SCIM's (its path under /scim/v2): its failures are answered in SCIM's shape. */
-export const isScimRequest = (req: Request) => req.path === SCIM_BASE_PATH || req.path.startsWith(`${SCIM_BASE_PATH}/`);
+export const isScimRequest = (req: Request) => isScimPath(req.path);
+
+/** Whether a path is under /scim/v2. */
+export const isScimPath = (path: string) => path === SCIM_BASE_PATH || path.startsWith(`${SCIM_BASE_PATH}/`);
 
 export const scimNotFound: RequestHandler = (req) => {
   throw routeNotFound(req.method, req.originalUrl.split('?')[0] ?? req.path);

@@ -23,18 +23,47 @@ export interface ListQuery<SortField> {
   sortDirection: 'asc' | 'desc';
 }
 
+/** A whole number as given (the contract bounds it above; below, the callers clamp it), or the default. */
 function integerOf(value: string | undefined, fallback: number): number {
   const number = value === undefined ? fallback : Number(value);
-  return Number.isSafeInteger(number) ? number : fallback;
+  return Number.isInteger(number) ? number : fallback;
 }
 
-/** The filter's tree, or 400 invalidFilter saying why it cannot be read. */
+/** A quoted value of a filter: a JSON string (RFC 7644, 3.4.2.2, compValue), with what follows its closing quote. */
+const QUOTED = /"((?:[^"\\]|\\.)*)("?)/gs;
+
+/**
+ * What is wrong with the filter's quoted values, if anything: each is a JSON string, whose
+ * only escapes are \" \\ \/ \b \f \n \r \t and \uXXXX.
+ */
+function quotingProblem(text: string): string | undefined {
+  for (const [quoted, , closed] of text.matchAll(QUOTED)) {
+    if (!closed) return `the value ${shortened(quoted)} has no closing quote`;
+    try {
+      JSON.parse(quoted);
+    } catch {
+      const escape = /\\(u(?![0-9a-fA-F]{4})|[^"\\/bfnrtu])/.exec(quoted)?.[0];
+      return escape
+        ? `the value ${shortened(quoted)} holds ${shortened(escape)}, which is no escape: a value is a JSON string, whose escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX`
+        : `the value ${shortened(quoted)} is not a JSON string (a control character must be escaped)`;
+    }
+  }
+  return undefined;
+}
+
+/** The filter's tree, or 400 invalidFilter saying what in the filter cannot be read. */
 export function parsedFilter(text: string | undefined): Filter | undefined {
   if (text === undefined || text.trim() === '') return undefined;
+  const quoting = quotingProblem(text);
+  if (quoting) throw invalidFilter(`cannot read the filter: ${quoting}`);
   try {
     return parse(text);
-  } catch (error) {
-    throw invalidFilter(`cannot read the filter: ${shortened(error instanceof Error ? error.message : String(error))}`);
+  } catch {
+    // The parser's own words name its internals, not the filter: say what the grammar is instead.
+    throw invalidFilter(
+      `cannot read the filter "${shortened(text)}": a filter is an attribute, an operator and a value (userName eq "ada@example.com"), ` +
+        'joined by and, or and not, with parentheses and value filters (emails[type eq "work"]), as RFC 7644, 3.4.2.2 writes it',
+    );
   }
 }
 

@@ -111,8 +111,20 @@ describe('SCIM protocol', () => {
     // Names every JavaScript object has are no attributes either (`__proto__ pr` was a 500 the fuzz found).
     assertScimError(await scim('GET', `/Users?filter=${encodeURIComponent('__proto__ pr')}`), 400, 'invalidFilter');
     assertScimError(await scim('GET', `/Groups?filter=${encodeURIComponent('constructor[value eq "x"]')}`), 400, 'invalidFilter');
+    // A value is a JSON string: a bad escape is named, in the filter's words, never the parser's.
+    const badEscape = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "\\q"')}`);
+    assertScimError(badEscape, 400, 'invalidFilter');
+    assert.match(badEscape.body.detail, /\\q, which is no escape/);
+    const unclosed = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "\\"(Quoted)')}`);
+    assertScimError(unclosed, 400, 'invalidFilter');
+    assert.doesNotMatch(unclosed.body.detail, /json/i, 'nothing of the parser inside');
     assertScimError(await scim('GET', '/Users?sortBy=nickName'), 400, 'invalidValue');
     assertScimError(await scim('GET', '/Users?count=many'), 400, 'invalidValue');
+    // Past the largest whole number a JSON number holds exactly: refused, not read as the first page.
+    assertScimError(await scim('GET', '/Users?startIndex=99999999999999999999999'), 400, 'invalidValue');
+    assertScimError(await scim('GET', '/Users?count=99999999999999999999999'), 400, 'invalidValue');
+    const belowZero = await scim('GET', '/Users?count=-99999999999999999999999&startIndex=-99999999999999999999999');
+    assert.deepEqual([belowZero.body.itemsPerPage, belowZero.body.startIndex], [0, 1], 'far below counts as 0 and 1');
     assertScimError(await scim('GET', '/Users?unknown=1'), 400, 'invalidValue');
     const twice = `filter=${encodeURIComponent('userName eq "a"')}&filter=${encodeURIComponent('userName eq "b"')}`;
     assertScimError(await scim('GET', `/Users?${twice}`), 400, 'invalidValue');

@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { authenticate } from '../http/authenticate.js';
-import { entityTag, expectedVersions } from '../http/entity-tags.js';
+import { entityTag, writeConditions } from '../http/entity-tags.js';
 import { undeclaredQuery } from '../http/query-guard.js';
 import { sendJson } from '../http/send-json.js';
 import type { AuthThrottle } from '../keys/throttle.js';
@@ -71,7 +71,7 @@ function route(handler: ScimHandler): RequestHandler {
         permissions: key.permissions,
       },
       base: `${req.protocol}://${req.get('host') ?? 'localhost'}${SCIM_BASE_PATH}`,
-      expectedVersions: expectedVersions(req.get('If-Match')),
+      expectedVersions: writeConditions(req.get('If-Match'), req.get('If-None-Match')),
     });
     if (answer.version !== undefined) res.set('ETag', entityTag(answer.version));
     if (answer.location !== undefined) res.location(answer.location);

@@ -213,7 +213,13 @@ describe('SCIM Users', () => {
       const stale = await scim(method, `/Users/${user.user_id}`, body, { 'If-Match': tag });
       assert.equal(stale.status, 412, `${method}: ${stale.text}`);
       assert.equal(stale.body.scimType, 'versionMismatch');
+      // If-None-Match: * asks that the resource not exist (RFC 9110, 13.1.2): it does.
+      const exists = await scim(method, `/Users/${user.user_id}`, body, { 'If-None-Match': '*' });
+      assert.equal(exists.status, 412, `${method} If-None-Match: ${exists.text}`);
+      assert.equal(exists.body.scimType, 'versionMismatch');
     }
+    const absent = await scim('PATCH', `/Users/${'0'.repeat(32)}`, deactivate, { 'If-None-Match': '*' });
+    assert.equal(absent.status, 404, absent.text);
     const deleted = await scim('DELETE', `/Users/${user.user_id}`, undefined, { 'If-Match': first.headers.get('ETag')! });
     assert.equal(deleted.status, 204, deleted.text);
     assert.equal(deleted.text, '');

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { BODY_LIMIT_BYTES, PERMISSIONS, type Permission } from '../../lib/contract/operations.js';
-import { createApp } from '../app.js';
+import { createApp, refusalInItsProtocol } from '../app.js';
 import { issueApiKey } from '../keys/api-keys.js';
 import type { AuthThrottleConfig } from '../config.js';
 import { createHttpServer } from '../http/lifecycle.js';
@@ -135,7 +135,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(metrics ? { metrics } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.
-  const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES }).listen(0, '127.0.0.1');
+  const server = createHttpServer(app, { bodyLimitBytes: BODY_LIMIT_BYTES, answerRefusal: refusalInItsProtocol }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
