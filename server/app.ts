@@ -152,7 +152,7 @@ export function createApp({
     app[operation.method](
       operation.path,
       refuseUndeclaredQuery(operation),
-      authenticate(operation.permission, store, throttle),
+      authenticate(operation.permission, store, throttle, 'workspace'),
       routeOf(served),
     );
   }

@@ -272,6 +272,8 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
     const key = service.admin.api_key;
     for (const authorization of [
       `Bearer ${service.admin.api_key_secret}`,
+      // SCIM's token is SCIM's: the workspace API takes its three documented ways only.
+      `Bearer ${key}.${service.admin.api_key_secret}`,
       'Basic',
       'Basic !!!not-base64',
       `Basic ${Buffer.from('no colon at all').toString('base64')}`,
@@ -282,6 +284,7 @@ describe("credentials by HTTP Basic, as Kasm's Developer API sends them", () => 
       // A malformed header fails even beside good credentials in the body.
       assert.deepEqual(seen(await post('get_groups', { ...service.admin }, authorization)), reference, authorization);
     }
+    assert.deepEqual(seen(await post('get_groups', {}, `Bearer ${key}.${service.admin.api_key_secret}`)), reference, 'a token alone');
     // Well-formed, but a key id no key can have (PostgreSQL cannot even hold the NUL): looked up nowhere.
     assert.deepEqual(seen(await post('get_groups', {}, basic(`${key}\u0000`, service.admin.api_key_secret))), reference);
     assert.equal(

@@ -3,16 +3,20 @@
  * invalid key learns nothing about users; then the operation's permission, as
  * its `x-permission` in the contract names it.
  *
- * Credentials come in the JSON body (`api_key`, `api_key_secret`: Kasm's older
- * API and its clients), by HTTP Basic (`Authorization: Basic
- * base64(api_key:api_key_secret)`: Kasm's current Developer API), in the
- * `api-key` and `api-key-secret` headers (some Kasm clients), or as a bearer
- * token (`Authorization: Bearer <api_key>.<api_key_secret>`: identity
- * providers' SCIM clients, which send only a token). All go through
- * the same check and the same throttle (keys/throttle.ts), and every failure
- * gets the same 401, or 429 once a client has failed too often. Several at
- * once must agree: which one would "win" is not a question the service
- * should answer silently.
+ * Each protocol takes the ways its clients send credentials, and no other
+ * (docs/api.md, docs/scim.md): the workspace API takes them in the JSON body
+ * (`api_key`, `api_key_secret`: Kasm's older API and its clients), by HTTP
+ * Basic (`Authorization: Basic base64(api_key:api_key_secret)`: Kasm's current
+ * Developer API) and in the `api-key` and `api-key-secret` headers (some Kasm
+ * clients); SCIM takes a bearer token (`Authorization: Bearer
+ * <api_key>.<api_key_secret>`: identity providers send only a token) and HTTP
+ * Basic. A secret sent another way (a token to the workspace API; a body or
+ * the api-key headers to SCIM, where providers and proxies log bodies) is
+ * never read: without a way the protocol takes, the answer is 401. All go
+ * through the same check and the same throttle (keys/throttle.ts), and every
+ * failure gets the same 401, or 429 once a client has failed too often.
+ * Several at once must agree: which one would "win" is not a question the
+ * service should answer silently.
  */
 import type { Request, RequestHandler } from 'express';
 import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
@@ -38,19 +42,22 @@ const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 /** RFC 6750's token characters; the key id (which has no dot) and its secret joined by the first dot. */
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9_-]+)\.([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 
-function fromAuthorization(req: Request): Sent {
-  const header = req.headers.authorization;
-  if (header === undefined) return NONE;
-  const [, bearerKey, bearerSecret] = BEARER.exec(header) ?? [];
-  if (bearerKey !== undefined && bearerSecret !== undefined) return sent(bearerKey, bearerSecret);
-  const token = BASIC.exec(header)?.[1];
-  if (!token) return MALFORMED;
-  const decoded = Buffer.from(token, 'base64');
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(decoded);
-  const colon = text.indexOf(':');
-  if (colon <= 0 || colon === text.length - 1 || Buffer.from(text).compare(decoded) !== 0) return MALFORMED;
-  return sent(text.slice(0, colon), text.slice(colon + 1));
-}
+/** The Authorization header, by Basic, and by a bearer token where the protocol takes one; anything else is malformed. */
+const fromAuthorization =
+  (takesBearer: boolean) =>
+  (req: Request): Sent => {
+    const header = req.headers.authorization;
+    if (header === undefined) return NONE;
+    const [, bearerKey, bearerSecret] = BEARER.exec(header) ?? [];
+    if (bearerKey !== undefined && bearerSecret !== undefined) return takesBearer ? sent(bearerKey, bearerSecret) : MALFORMED;
+    const token = BASIC.exec(header)?.[1];
+    if (!token) return MALFORMED;
+    const decoded = Buffer.from(token, 'base64');
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(decoded);
+    const colon = text.indexOf(':');
+    if (colon <= 0 || colon === text.length - 1 || Buffer.from(text).compare(decoded) !== 0) return MALFORMED;
+    return sent(text.slice(0, colon), text.slice(colon + 1));
+  };
 
 /** The `api-key` and `api-key-secret` headers some Kasm clients send: both, or it is malformed. */
 function fromApiKeyHeaders(req: Request): Sent {
@@ -68,12 +75,17 @@ function fromBody(req: Request): Sent {
   return api_key !== undefined && api_key_secret !== undefined ? sent(api_key, api_key_secret) : NONE;
 }
 
-/** The ways credentials can travel, by the words an error message uses for each. */
-const WAYS = [
-  ['the Authorization header', fromAuthorization],
-  ['the api-key headers', fromApiKeyHeaders],
-  ['the body', fromBody],
-] as const;
+type Way = readonly [name: string, read: (req: Request) => Sent];
+
+/** The ways each protocol's credentials travel, by the words an error message uses for each. */
+const WAYS: Record<'workspace' | 'scim', readonly Way[]> = {
+  workspace: [
+    ['the Authorization header', fromAuthorization(false)],
+    ['the api-key headers', fromApiKeyHeaders],
+    ['the body', fromBody],
+  ],
+  scim: [['the Authorization header', fromAuthorization(true)]],
+};
 
 const disagreement = (ways: string[]) =>
   new ServiceError(400, 'invalid_request', `Invalid request: the credentials in ${ways.join(' and in ')} differ; send them once`, [
@@ -84,8 +96,8 @@ const disagreement = (ways: string[]) =>
  * The credentials of a request, from whichever ways it sent them; undefined
  * when there are none or one way is malformed. Several ways must agree.
  */
-function credentialsOf(req: Request): Credentials | undefined {
-  const found = WAYS.map(([way, read]) => [way, read(req)] as const).filter(([, value]) => value.kind !== 'none');
+function credentialsOf(req: Request, ways: readonly Way[]): Credentials | undefined {
+  const found = ways.map(([way, read]) => [way, read(req)] as const).filter(([, value]) => value.kind !== 'none');
   if (found.some(([, value]) => value.kind === 'malformed')) return undefined;
   const given = found.map(([way, value]) => [way, (value as Extract<Sent, { kind: 'credentials' }>).credentials] as const);
   const [first] = given;
@@ -95,10 +107,15 @@ function credentialsOf(req: Request): Credentials | undefined {
   return first[1];
 }
 
-export function authenticate(permission: RequiredPermission, store: Store, throttle: AuthThrottle): RequestHandler {
+export function authenticate(
+  permission: RequiredPermission,
+  store: Store,
+  throttle: AuthThrottle,
+  protocol: keyof typeof WAYS,
+): RequestHandler {
   return async (req, res, next) => {
     if (permission === 'none') return void next();
-    const credentials = credentialsOf(req);
+    const credentials = credentialsOf(req, WAYS[protocol]);
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
     const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {

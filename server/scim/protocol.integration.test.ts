@@ -44,6 +44,15 @@ describe('SCIM protocol', () => {
       assert.match(answer.headers.get('WWW-Authenticate') ?? '', /Bearer/);
       assert.doesNotMatch(answer.text, new RegExp(api_key_secret), 'the secret is never echoed');
     }
+    // Where SCIM never takes them (a body lands in providers' and proxies' request logs; the api-key headers are Kasm's).
+    const inTheBody = await service.request('/scim/v2/Users', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/scim+json' },
+      body: JSON.stringify({ schemas: [USER], userName: freshUserName(), api_key, api_key_secret }),
+    });
+    assertScimError(inTheBody, 401, 'invalidCredentials');
+    const inKasmHeaders = await service.request('/scim/v2/Users', { headers: { 'api-key': api_key, 'api-key-secret': api_key_secret } });
+    assertScimError(inKasmHeaders, 401, 'invalidCredentials');
   });
 
   it("needs the operation's permission: a key that may only view users lists them and is refused a create (403)", async () => {

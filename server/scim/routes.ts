@@ -89,7 +89,7 @@ export function mountScim(app: Express, { store, handlers, throttle, validation 
     app[operation.method](
       operation.route,
       refuseUndeclaredScimQuery(operation.queryParameters),
-      authenticate(operation.permission, store, throttle),
+      authenticate(operation.permission, store, throttle, 'scim'),
       route(handlers[operation.operationId]),
     );
   }
