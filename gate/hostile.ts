@@ -192,6 +192,19 @@ function workspaceCorpus(target: GateTarget, existingUsername: string): HostileC
     add(`username: ${name}`, post('/api/public/create_user', createUser(username!)));
   }
 
+  // Group names that would impersonate "All Users" (the group-name profile, server/username/group-name.ts).
+  for (const [name, groupName] of [
+    ['a no-break space', 'All\u00a0Users'],
+    ['a zero-width space', 'All\u200bUsers'],
+    ['a right-to-left override', '\u202esresU llA'],
+    ['another case', 'ALL USERS'],
+  ]) {
+    add(
+      `group name: ${name}`,
+      post('/api/public/create_group', JSON.stringify({ api_key, api_key_secret, target_group: { name: groupName } })),
+    );
+  }
+
   // Other spellings of a path.
   for (const path of ['/API/PUBLIC/GET_GROUPS', '/api/public/get_groups/', '/api/public//get_groups', '/api/public/get_groups%2F']) {
     add(`the path ${path}`, post(path, `{${credentials}}`));
@@ -285,6 +298,14 @@ function scimCorpus(target: GateTarget, existing: { username: string; user_id: s
   add('the full-width form of an existing userName', createUser(fullWidth(existing.username)));
   add('a userName with a bidi override', createUser('user\u202eexe.txt'));
   add('a userName with a zero-width space', createUser('admin\u200b'));
+  add(
+    'a group named All Users with a no-break space',
+    post(
+      '/scim/v2/Groups',
+      JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'All\u00a0Users' }),
+      scimJson,
+    ),
+  );
   add(
     'JSON nested 10,000 deep',
     post(

@@ -23,6 +23,14 @@ async function olderDatabase(): Promise<TestDatabase> {
     const no = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
     await sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created)
       values (${'a'.repeat(32)}, 'kept@example.com', 'Kept', '', '', '', ${no}, ${no}, ${new Date().toISOString()})`.execute(opened.db);
+    // Names the group-name profile (migration 0012) would not take: a look-alike of an older group's, an invisible character.
+    for (const [id, name, created] of [
+      ['b'.repeat(32), 'Sales', '2026-01-01T00:00:00.000Z'],
+      ['c'.repeat(32), 'SALES', '2026-01-02T00:00:00.000Z'],
+      ['d'.repeat(32), 'Ops\u200bTeam', '2026-01-03T00:00:00.000Z'],
+    ]) {
+      await sql`insert into groups (group_id, name, is_system, created) values (${id}, ${name}, ${no}, ${created})`.execute(opened.db);
+    }
   } finally {
     await opened.db.destroy();
   }
@@ -69,6 +77,18 @@ describe(`admin status and admin migrate on an older database (${TEST_STORE})`, 
     const status = JSON.parse((await admin('status', '--json')).stdout);
     assert.deepEqual(status.pending, []);
     assert.equal(status.counts.users, 1);
+    // Kept as they were, and reported for a person to rename.
+    assert.deepEqual(
+      status.groupNames.map((report: { group_id: string; name: string }) => [report.group_id, report.name]),
+      [
+        ['d'.repeat(32), 'Ops\u200bTeam'],
+        ['c'.repeat(32), 'SALES'],
+      ],
+    );
+    assert.match(status.groupNames[1].reason, new RegExp(`reads as the name of group ${'b'.repeat(32)}`));
+    const printed = (await admin('status')).stdout;
+    assert.match(printed, /group names: 2 to rename/);
+    assert.match(printed, /"Ops\\u\{200B\}Team": must not contain invisible formatting characters/);
     // The webhooks' tables are counted too: what a restore over this database would replace.
     assert.deepEqual([status.counts.webhooks, status.counts.webhook_deliveries, status.counts.webhook_attempts], [0, 0, 0]);
   });

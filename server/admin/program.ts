@@ -82,6 +82,12 @@ function printStatus(status: SchemaStatus, stdout: Screen): void {
   if (status.unknown.length > 0) stdout.write(`unknown:    ${status.unknown.join(', ')} (made by a newer version)\n`);
   const counts = Object.entries(status.counts).map(([table, count]) => `${table} ${count}`);
   stdout.write(`rows:       ${counts.join(', ') || 'none'}\n`);
+  if (status.groupNames.length > 0) {
+    stdout.write(`group names: ${status.groupNames.length} to rename (the group-name rule, docs/operations.md):\n`);
+    for (const { group_id, name, reason } of status.groupNames) {
+      stdout.write(`  ${group_id} "${terminalSafe(name)}": ${reason}\n`);
+    }
+  }
 }
 
 /** Every command, on `io`. Built anew for each run: commander keeps what it parsed on the program. */

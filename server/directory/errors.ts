@@ -51,7 +51,9 @@ function describe(refusal: Refusal): string {
         webhook: 'Webhook not found',
       }[refusal.entity];
     case 'name_taken':
-      return refusal.entity === 'user' ? 'Username is already taken' : 'Group name is already taken';
+      return refusal.entity === 'user'
+        ? 'Username is already taken'
+        : 'Group name is already taken, by this name or one that reads the same (case, width and spaces aside)';
     case 'stale_version':
       return `The ${refusal.entity} is not at the version the write expected; it is now at version ${refusal.current}`;
     case 'system_group':

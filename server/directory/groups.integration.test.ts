@@ -34,6 +34,47 @@ describe(`the directory's groups, attributes and keys (${TEST_STORE})`, () => {
     await assertRefuses(directory.groups.update(group.group_id, { name: ' ' }, TEST_SETUP), { kind: 'invalid_group_name' });
   });
 
+  it('keeps names that could impersonate out: invisible and direction-changing characters refused, look-alikes taken', async () => {
+    // Characters that change how a name reads, or hide: refused, each naming the code point.
+    for (const name of [
+      'All\u200bUsers',
+      '\u202esresU llA',
+      'All\u2066Users',
+      'All\tUsers',
+      'All\u2028Users',
+      'Ops\ue000',
+      'Ops\u{e0041}',
+    ]) {
+      await assertRefuses(aGroup(directory, { name }), { kind: 'invalid_group_name' });
+    }
+    // A no-break space is folded to a space, and the name is stored in NFC.
+    const folded = await aGroup(directory, { name: `Caf\u0065\u0301\u00a0${freshGroupName()}` });
+    assert.match(folded.name, /^Café /);
+    // Names that read as an existing group's (case, width, spaces of another kind): taken, the system group's too.
+    const name = freshGroupName('Finance');
+    const existing = await aGroup(directory, { name });
+    for (const lookAlike of [
+      name.toUpperCase(),
+      name.replace(' ', '\u00a0'),
+      name.replace(' ', '\u3000'),
+      name.replace('F', '\uff26'),
+      'all users',
+      'ALL\u00a0USERS',
+    ]) {
+      await assertRefuses(aGroup(directory, { name: lookAlike }), { kind: 'name_taken', entity: 'group' });
+    }
+    const other = await aGroup(directory);
+    await assertRefuses(directory.groups.update(other.group_id, { name: name.toLowerCase() }, TEST_SETUP), {
+      kind: 'name_taken',
+      entity: 'group',
+    });
+    // A group may change the case of its own name.
+    assert.equal(
+      (await directory.groups.update(existing.group_id, { name: name.toUpperCase() }, TEST_SETUP)).record.name,
+      name.toUpperCase(),
+    );
+  });
+
   it('keeps the system group whole: its name, itself, and every user unless the key may take them out', async () => {
     const user = await aUser(directory);
     await assertRefuses(directory.groups.update(systemGroupId, { name: freshGroupName() }, TEST_SETUP), { kind: 'system_group' });

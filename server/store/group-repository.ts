@@ -1,6 +1,7 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
 import { type ExpressionBuilder, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
+import { groupNameKey } from '../username/group-name.js';
 import { type DatabaseTraits, type Db, uniqueName } from './database-traits.js';
 import {
   type ChangeAuthor,
@@ -101,7 +102,14 @@ export class KyselyGroupRepository implements GroupRepository {
       this.db.transaction().execute(async (trx) => {
         await trx
           .insertInto('groups')
-          .values({ ...group, external_id, is_system: this.traits.bool(false), created: now, modified: now })
+          .values({
+            ...group,
+            name_key: groupNameKey(group.name),
+            external_id,
+            is_system: this.traits.bool(false),
+            created: now,
+            modified: now,
+          })
           .execute();
         const changedFields = [
           'name',
@@ -205,7 +213,7 @@ export class KyselyGroupRepository implements GroupRepository {
         const now = new Date().toISOString();
         const moved = await trx
           .updateTable('groups')
-          .set({ ...fields, ...nextVersion(now) })
+          .set({ ...fields, ...(fields.name === undefined ? {} : { name_key: groupNameKey(fields.name) }), ...nextVersion(now) })
           .where('group_id', '=', groupId)
           .where('version', '=', row.version)
           .executeTakeFirst();

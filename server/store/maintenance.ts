@@ -16,6 +16,7 @@ import { openDatabase, type OpenedDatabase, redactUrl, sqlitePathOf } from './op
 import { notAnArchiveBecause, type PostgresProgram, postgresProgram, rowsHeld, runPostgresProgram } from './postgres/dump.js';
 import { takeExclusivePostgresLease } from './postgres/lease.js';
 import { present } from '../../lib/present.js';
+import { enforceGroupName, groupNameKey } from '../username/group-name.js';
 
 /** The tables whose rows status counts, in the order it prints them. */
 const COUNTED_TABLES = [
@@ -41,6 +42,28 @@ export interface SchemaStatus {
   unknown: string[];
   /** Rows per table, for the tables that exist. */
   counts: Partial<Record<CountedTable, number>>;
+  /**
+   * Groups whose names break the group-name profile or read as an older group's (kept as
+   * they were by migration 0012, for a person to rename); empty before it.
+   */
+  groupNames: { group_id: string; name: string; reason: string }[];
+}
+
+/** The groups whose stored names the group-name profile would not take as they are. */
+async function groupNameReports(db: OpenedDatabase['db']): Promise<SchemaStatus['groupNames']> {
+  const groups = await db.selectFrom('groups').select(['group_id', 'name', 'name_key']).orderBy('name').execute();
+  const holders = new Map(groups.flatMap((group) => (group.name_key === null ? [] : [[group.name_key, group.group_id] as const])));
+  return groups.flatMap(({ group_id, name, name_key }) => {
+    const verdict = enforceGroupName(name);
+    const reason = !verdict.ok
+      ? verdict.reason
+      : name_key === null
+        ? `reads as the name of group ${holders.get(groupNameKey(name)) ?? 'another group'}`
+        : verdict.name !== name
+          ? 'holds spaces of another kind, surrounding spaces, or characters not in NFC'
+          : undefined;
+    return reason ? [{ group_id, name, reason }] : [];
+  });
 }
 
 /** Refused: what the operator asked for cannot be done on this database or file. */
@@ -68,6 +91,7 @@ async function statusOf({ db, name }: Pick<OpenedDatabase, 'db' | 'name'>): Prom
   }
   return {
     database: name,
+    groupNames: recorded.includes('0012_group_name_keys') ? await groupNameReports(db) : [],
     applied: MIGRATION_NAMES.filter((migration) => recorded.includes(migration)),
     pending: MIGRATION_NAMES.filter((migration) => !recorded.includes(migration)),
     unknown: recorded.filter((migration) => !MIGRATION_NAMES.includes(migration)),

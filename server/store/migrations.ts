@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
+import { groupNameKey } from '../username/group-name.js';
 import { enforceUsername } from '../username/profile.js';
 import { present } from '../../lib/present.js';
 
@@ -320,6 +321,28 @@ export const MIGRATIONS: Record<string, Migration> = {
         .columns(['webhook_id', 'state', 'next_attempt_at'])
         .execute();
       await db.schema.dropIndex('webhook_deliveries_webhook_idx').execute();
+    },
+  },
+  '0012_group_name_keys': {
+    // Group names compared as the group-name profile compares them (server/username/group-name.ts):
+    // each group's comparison form, unique. A name whose form an older group already holds keeps
+    // it null, as it was: `npm run admin -- status` reports it, for a person to rename.
+    async up(db: AnyDatabase) {
+      await db.schema.alterTable('groups').addColumn('name_key', 'text').execute();
+      const groups: { group_id: string; name: string }[] = await db
+        .selectFrom('groups')
+        .select(['group_id', 'name'])
+        .orderBy('created')
+        .orderBy('group_id')
+        .execute();
+      const taken = new Set<string>();
+      for (const { group_id, name } of groups) {
+        const key = groupNameKey(name);
+        if (taken.has(key)) continue;
+        taken.add(key);
+        await db.updateTable('groups').set({ name_key: key }).where('group_id', '=', group_id).execute();
+      }
+      await db.schema.createIndex('groups_name_key_idx').unique().on('groups').column('name_key').execute();
     },
   },
 };

@@ -143,6 +143,12 @@ export interface GroupsTable {
   modified: string | null;
   /** The identity provider's id for the group, given through SCIM (migration 0008). */
   external_id: string | null;
+  /**
+   * The name's comparison form (server/username/group-name.ts), unique, so that no group takes a
+   * look-alike of another's name (migration 0012); null for a name that was a look-alike of an
+   * older one before then, kept as it was and reported by `admin status`.
+   */
+  name_key: string | null;
 }
 
 export interface UserGroupsTable {
