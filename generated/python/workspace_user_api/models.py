@@ -114,8 +114,13 @@ UserAttributesUpdateTheme: TypeAlias = Literal["Light", "Dark", "Auto"]
 """The values of UserAttributesUpdate.theme."""
 
 GroupName: TypeAlias = str
-"""A group's name: 1 to 255 characters, not blank, unique, any character but U+0000 (NUL);
-surrounding whitespace is removed before it is stored or compared.
+"""A group's name: 1 to 255 characters, not blank, unique. Surrounding whitespace is
+removed, every kind of space (a no-break space among them) becomes an ordinary space, and
+the name is stored in Unicode NFC. Control characters (tabs, line breaks), invisible
+formatting characters (zero-width spaces, direction overrides), line and paragraph
+separators, private-use and unassigned code points are refused (`400 invalid_group_name`).
+Unique means that no other group's name reads the same, case, width and kinds of space
+aside: `all users` and `ALL USERS` are "All Users" (`409 group_name_taken`).
 """
 
 AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup", "createWebhook", "updateWebhook", "disableWebhook", "deleteWebhook"]
