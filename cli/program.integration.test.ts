@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { verifyPassword } from '../server/testing/passwords.js';
 import { startTestService, type TestService } from '../server/testing/service.js';
+import { TEST_SETUP } from '../server/testing/test-setup.js';
 import { runCli } from './program.js';
 import { testIo, type TestIoOptions } from './testing/cli-io.js';
 
@@ -216,14 +218,15 @@ describe('the workspace-users CLI, in process against the service', () => {
   });
 
   it('prints what the service stores without letting it act on the terminal: escapes, C1 controls and bidi overrides are shown escaped', async () => {
-    // Profile fields take any text; a username cannot hold these, but names and groups can.
+    // Profile fields take any text; a username cannot hold these, nor can a group's name now, but one stored before could.
     const hostile = {
       first_name: '\x1b[2J\x1b]0;owned\x07Eve',
       last_name: 'Smith\u202Egnp.exe',
       organization: '\u009b31mRed\nForged line',
     };
     const user = await service.createUser(hostile);
-    const ops = await service.createGroup({ name: 'Ops\x1b[5m' });
+    const ops = { group_id: randomBytes(16).toString('hex') };
+    await service.store.groups.create({ ...ops, name: 'Ops\x1b[5m' }, TEST_SETUP);
     await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: ops.group_id } });
     for (const args of [
       ['list'],

@@ -23,7 +23,10 @@ describe('the admin command as a process', () => {
     assert.equal(JSON.parse(created.stdout).name, 'Spawned');
     const again = await runScript(ADMIN_COMMAND, ['create-group', '--name', 'Spawned'], env);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /^error: Group name is already taken\n$/);
+    assert.match(
+      again.stderr,
+      /^error: Group name is already taken, by this name or one that reads the same \(case, width and spaces aside\)\n$/,
+    );
     const usage = await runScript(ADMIN_COMMAND, ['create-key'], env);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /required option '--name <name>' not specified/);

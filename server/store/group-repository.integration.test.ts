@@ -165,15 +165,20 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     assert.notEqual((await store.users.findById(member.user_id))!.version, memberVersion);
   });
 
-  it('keeps the system group whole through an amendment: no rename, nobody taken out', async () => {
+  it('keeps the system group whole through an amendment: no rename, nobody taken out unless the caller allows it', async () => {
     const user = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
     const system = (await store.groups.list()).find((group) => group.is_system)!;
     const amend = (amendment: Parameters<Store['groups']['amend']>[1]) => store.groups.amend(system.group_id, amendment, TEST_SETUP);
-    assert.equal(await amend({ addMembers: [], removeMembers: [user.user_id] }), 'system_group');
+    assert.equal(await amend({ addMembers: [], removeMembers: [user.user_id] }), 'system_group_members');
     assert.equal(await amend({ name: 'Everyone', addMembers: [], removeMembers: [] }), 'system_group');
     const unchanged = await amend({ addMembers: [user.user_id], removeMembers: ['f'.repeat(32)] });
     assert.ok(typeof unchanged === 'object', 'adding a member it holds, removing one it never held: nothing to refuse');
     assert.deepEqual(await groupNames(user.user_id), ['All Users']);
+    const allowed = await store.groups.amend(system.group_id, { addMembers: [], removeMembers: [user.user_id] }, TEST_SETUP, {
+      fromSystemGroup: true,
+    });
+    assert.ok(typeof allowed === 'object');
+    assert.deepEqual(await groupNames(user.user_id), []);
   });
 
   it('keeps everyone in the system group, which cannot be deleted, and left only when the caller allows it', async () => {
