@@ -10,7 +10,9 @@ import { openDatabase } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
 import { admin as runAdmin } from '../testing/admin.js';
 
-const OLDER = MIGRATION_NAMES.slice(0, -1);
+/** The migrations of the version before: all but the two of this one (0012, 0013). */
+const NEWER = MIGRATION_NAMES.slice(-2);
+const OLDER = MIGRATION_NAMES.slice(0, -2);
 
 /** A database as the previous version left it: its migrations only, and one user. */
 async function olderDatabase(): Promise<TestDatabase> {
@@ -29,7 +31,9 @@ async function olderDatabase(): Promise<TestDatabase> {
       ['c'.repeat(32), 'SALES', '2026-01-02T00:00:00.000Z'],
       ['d'.repeat(32), 'Ops\u200bTeam', '2026-01-03T00:00:00.000Z'],
     ]) {
-      await sql`insert into groups (group_id, name, is_system, created) values (${id}, ${name}, ${no}, ${created})`.execute(opened.db);
+      // Two of them with one identity provider's id (migration 0013 keeps it unique from then on).
+      await sql`insert into groups (group_id, name, is_system, created, external_id)
+        values (${id}, ${name}, ${no}, ${created}, ${id === 'd'.repeat(32) ? null : 'okta-shared'})`.execute(opened.db);
     }
   } finally {
     await opened.db.destroy();
@@ -53,20 +57,20 @@ describe(`admin status and admin migrate on an older database (${TEST_STORE})`, 
       assert.equal(run.code, 0, run.stderr);
       const status = JSON.parse(run.stdout);
       assert.deepEqual(status.applied, OLDER);
-      assert.deepEqual(status.pending, [MIGRATION_NAMES.at(-1)]);
+      assert.deepEqual(status.pending, NEWER);
       assert.deepEqual(status.unknown, []);
       assert.equal(status.counts.users, 1);
     }
     const table = await admin('status');
     assert.match(table.stdout, new RegExp(`schema: +${OLDER.at(-1)}\\n`));
-    assert.match(table.stdout, new RegExp(`pending: +${MIGRATION_NAMES.at(-1)}\\n`));
+    assert.match(table.stdout, new RegExp(`pending: +${NEWER.join(', ')}\\n`));
   });
 
   it('migrate applies what is pending, keeps the data, and then has nothing to do', async () => {
     const run = await admin('migrate', '--json');
     assert.equal(run.code, 0, run.stderr);
     const migrated = JSON.parse(run.stdout);
-    assert.deepEqual(migrated.newly_applied, [MIGRATION_NAMES.at(-1)]);
+    assert.deepEqual(migrated.newly_applied, NEWER);
     assert.deepEqual(migrated.applied, MIGRATION_NAMES);
     assert.deepEqual(migrated.pending, []);
     assert.equal(migrated.counts.users, 1);
@@ -88,6 +92,8 @@ describe(`admin status and admin migrate on an older database (${TEST_STORE})`, 
     assert.match(status.groupNames[1].reason, new RegExp(`reads as the name of group ${'b'.repeat(32)}`));
     const printed = (await admin('status')).stdout;
     assert.match(printed, /group names: 2 to rename/);
+    assert.deepEqual(status.sharedExternalIds, [{ resource: 'group', id: 'c'.repeat(32), external_id: 'okta-shared' }]);
+    assert.match(printed, /externalIds: 1 shared with an older user or group/);
     assert.match(printed, /"Ops\\u\{200B\}Team": must not contain invisible formatting characters/);
     // The webhooks' tables are counted too: what a restore over this database would replace.
     assert.deepEqual([status.counts.webhooks, status.counts.webhook_deliveries, status.counts.webhook_attempts], [0, 0, 0]);

@@ -88,6 +88,12 @@ function printStatus(status: SchemaStatus, stdout: Screen): void {
       stdout.write(`  ${group_id} "${terminalSafe(name)}": ${reason}\n`);
     }
   }
+  if (status.sharedExternalIds.length > 0) {
+    stdout.write(`externalIds: ${status.sharedExternalIds.length} shared with an older user or group (change or remove them):\n`);
+    for (const { resource, id, external_id } of status.sharedExternalIds) {
+      stdout.write(`  ${resource} ${id} "${terminalSafe(external_id)}"\n`);
+    }
+  }
 }
 
 /** Every command, on `io`. Built anew for each run: commander keeps what it parsed on the program. */

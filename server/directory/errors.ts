@@ -5,7 +5,7 @@
  * body's paths (server/handlers/directory-errors.ts), SCIM with a scimType
  * (server/scim/directory-errors.ts), the admin command as a line on stderr.
  */
-import { NameTakenError, StaleVersionError, UnknownMembersError } from '../store/records.js';
+import { ExternalIdTakenError, NameTakenError, StaleVersionError, UnknownMembersError } from '../store/records.js';
 import type { AttributeField } from './attributes.js';
 
 export type Entity = 'user' | 'group' | 'api_key' | 'webhook';
@@ -13,6 +13,8 @@ export type Entity = 'user' | 'group' | 'api_key' | 'webhook';
 export type Refusal =
   | { kind: 'not_found'; entity: Entity }
   | { kind: 'name_taken'; entity: 'user' | 'group' }
+  /** Another user (or group) has the identity provider's id (SCIM's externalId). */
+  | { kind: 'external_id_taken'; entity: 'user' | 'group' }
   /** The record is at none of the versions the write expected (If-Match); `current` is the one it is at. */
   | { kind: 'stale_version'; entity: 'user' | 'group'; current: number }
   /**
@@ -54,6 +56,8 @@ function describe(refusal: Refusal): string {
       return refusal.entity === 'user'
         ? 'Username is already taken'
         : 'Group name is already taken, by this name or one that reads the same (case, width and spaces aside)';
+    case 'external_id_taken':
+      return `Another ${refusal.entity} has this externalId: an identity provider's id names one ${refusal.entity}`;
     case 'stale_version':
       return `The ${refusal.entity} is not at the version the write expected; it is now at version ${refusal.current}`;
     case 'system_group':
@@ -112,6 +116,7 @@ export async function refusingStoreErrors<T>(
     return await write();
   } catch (error) {
     if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity });
+    if (error instanceof ExternalIdTakenError) refuse({ kind: 'external_id_taken', entity });
     if (error instanceof UnknownMembersError) refuse({ kind: 'unknown_members', userIds: error.userIds });
     if (error instanceof StaleVersionError && !leavingLostRaces) refuse({ kind: 'stale_version', entity, current: error.current });
     throw error;

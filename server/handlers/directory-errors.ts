@@ -26,6 +26,9 @@ function answerTo(refusal: Refusal): Answer {
       };
     case 'name_taken':
       return { status: 409, code: refusal.entity === 'user' ? 'username_taken' : 'group_name_taken' };
+    // Set through SCIM only; answered here all the same.
+    case 'external_id_taken':
+      return { status: 409, code: 'external_id_taken' };
     case 'stale_version':
       return {
         status: 412,

@@ -121,3 +121,49 @@ describe('SCIM bounds', () => {
     assert.ok(slowest < 1000, `/healthz waited ${Math.round(slowest)} ms beside the worst PATCHes`);
   });
 });
+
+describe('SCIM externalId', () => {
+  let service: TestService;
+  let scim: ScimClient;
+  before(async () => {
+    service = await startTestService();
+    scim = scimClient(service);
+  });
+  after(() => service.close());
+
+  it('names one user and one group: another with the same is 409 uniqueness, compared case-sensitively (RFC 7643, 3.1)', async () => {
+    const externalId = `entra-${anId()}`;
+    const user = (name: string, id: string) => ({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: name,
+      externalId: id,
+    });
+    const first = await scim('POST', '/Users', user(`${anId()}@example.com`, externalId));
+    assert.equal(first.status, 201, first.text);
+    const second = await scim('POST', '/Users', user(`${anId()}@example.com`, externalId));
+    assert.equal(second.status, 409, second.text);
+    assert.equal(second.body.scimType, 'uniqueness');
+    assert.match(second.body.detail, /externalId/);
+    // caseExact: another case is another id.
+    assert.equal((await scim('POST', '/Users', user(`${anId()}@example.com`, externalId.toUpperCase()))).status, 201);
+    // Nor can a PATCH give another user the id; the holder may keep it, and give it up for another to take.
+    const other = await scim('POST', '/Users', user(`${anId()}@example.com`, `other-${anId()}`));
+    const taking = await scim('PATCH', `/Users/${other.body.id}`, patch({ op: 'replace', path: 'externalId', value: externalId }));
+    assert.equal(taking.status, 409, taking.text);
+    assert.equal(
+      (await scim('PATCH', `/Users/${first.body.id}`, patch({ op: 'replace', path: 'name.givenName', value: 'Kept' }))).status,
+      200,
+    );
+    assert.equal((await scim('PATCH', `/Users/${first.body.id}`, patch({ op: 'remove', path: 'externalId' }))).status, 200);
+    assert.equal(
+      (await scim('PATCH', `/Users/${other.body.id}`, patch({ op: 'replace', path: 'externalId', value: externalId }))).status,
+      200,
+    );
+
+    const group = (name: string) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: name, externalId });
+    assert.equal((await scim('POST', '/Groups', group(`Group ${anId()}`))).status, 201, 'a group may share a user’s');
+    const twin = await scim('POST', '/Groups', group(`Group ${anId()}`));
+    assert.equal(twin.status, 409, twin.text);
+    assert.equal(twin.body.scimType, 'uniqueness');
+  });
+});

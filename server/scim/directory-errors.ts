@@ -12,6 +12,7 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
     case 'not_found':
       return { status: 404, scimType: 'notFound' };
     case 'name_taken':
+    case 'external_id_taken':
     case 'already_member':
       return { status: 409, scimType: 'uniqueness' };
     case 'not_member':

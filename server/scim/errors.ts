@@ -60,6 +60,7 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   method_not_allowed: 'methodNotAllowed',
   username_taken: 'uniqueness',
   group_name_taken: 'uniqueness',
+  external_id_taken: 'uniqueness',
   already_member: 'uniqueness',
   not_member: 'noTarget',
   system_group: 'mutability',

@@ -4,7 +4,7 @@
  * gives its own: sqlite/traits.ts, postgres/traits.ts.
  */
 import type { Kysely, Transaction } from 'kysely';
-import { NameTakenError } from './records.js';
+import { ExternalIdTakenError, NameTakenError } from './records.js';
 import type { Database } from './schema.js';
 
 /** A database handle or an open transaction on it: repository queries run on either. */
@@ -36,11 +36,23 @@ export interface GroupCommit {
 }
 
 /** Runs a write, turning a unique-constraint violation into NameTakenError for `field`. */
+/**
+ * Runs a write, turning a unique-constraint violation into NameTakenError for `field`, or,
+ * where the violation is of an external id's key (migration 0013), ExternalIdTakenError.
+ */
 export async function uniqueName<T>(traits: DatabaseTraits, field: NameTakenError['field'], write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (traits.isUniqueViolation(error)) throw new NameTakenError(field);
+    if (traits.isUniqueViolation(error)) {
+      throw /external_id_key/.test(violationOf(error)) ? new ExternalIdTakenError() : new NameTakenError(field);
+    }
     throw error;
   }
 }
+
+/** What a database says a violation was of: SQLite names the column in its message, PostgreSQL the constraint. */
+const violationOf = (error: unknown) => {
+  const { message, constraint } = error as { message?: unknown; constraint?: unknown };
+  return `${typeof message === 'string' ? message : ''} ${typeof constraint === 'string' ? constraint : ''}`;
+};

@@ -106,6 +106,7 @@ export class KyselyGroupRepository implements GroupRepository {
             ...group,
             name_key: groupNameKey(group.name),
             external_id,
+            external_id_key: external_id,
             is_system: this.traits.bool(false),
             created: now,
             modified: now,
@@ -213,7 +214,12 @@ export class KyselyGroupRepository implements GroupRepository {
         const now = new Date().toISOString();
         const moved = await trx
           .updateTable('groups')
-          .set({ ...fields, ...(fields.name === undefined ? {} : { name_key: groupNameKey(fields.name) }), ...nextVersion(now) })
+          .set({
+            ...fields,
+            ...(fields.name === undefined ? {} : { name_key: groupNameKey(fields.name) }),
+            ...(fields.external_id === undefined ? {} : { external_id_key: fields.external_id }),
+            ...nextVersion(now),
+          })
           .where('group_id', '=', groupId)
           .where('version', '=', row.version)
           .executeTakeFirst();

@@ -47,6 +47,28 @@ export interface SchemaStatus {
    * they were by migration 0012, for a person to rename); empty before it.
    */
   groupNames: { group_id: string; name: string; reason: string }[];
+  /** Users and groups that share an externalId with an older one (kept as they were by migration 0013); empty before it. */
+  sharedExternalIds: { resource: 'user' | 'group'; id: string; external_id: string }[];
+}
+
+/** The users and groups whose externalId an older one of their kind held when migration 0013 ran. */
+async function sharedExternalIds(db: OpenedDatabase['db']): Promise<SchemaStatus['sharedExternalIds']> {
+  const users = await db
+    .selectFrom('users')
+    .select(['user_id as id', 'external_id'])
+    .where('external_id', 'is not', null)
+    .where('external_id_key', 'is', null)
+    .execute();
+  const groups = await db
+    .selectFrom('groups')
+    .select(['group_id as id', 'external_id'])
+    .where('external_id', 'is not', null)
+    .where('external_id_key', 'is', null)
+    .execute();
+  return [
+    ...users.map((row) => ({ resource: 'user' as const, id: row.id, external_id: row.external_id ?? '' })),
+    ...groups.map((row) => ({ resource: 'group' as const, id: row.id, external_id: row.external_id ?? '' })),
+  ];
 }
 
 /** The groups whose stored names the group-name profile would not take as they are. */
@@ -92,6 +114,7 @@ async function statusOf({ db, name }: Pick<OpenedDatabase, 'db' | 'name'>): Prom
   return {
     database: name,
     groupNames: recorded.includes('0012_group_name_keys') ? await groupNameReports(db) : [],
+    sharedExternalIds: recorded.includes('0013_external_id_keys') ? await sharedExternalIds(db) : [],
     applied: MIGRATION_NAMES.filter((migration) => recorded.includes(migration)),
     pending: MIGRATION_NAMES.filter((migration) => !recorded.includes(migration)),
     unknown: recorded.filter((migration) => !MIGRATION_NAMES.includes(migration)),

@@ -345,6 +345,27 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('groups_name_key_idx').unique().on('groups').column('name_key').execute();
     },
   },
+  '0013_external_id_keys': {
+    // An identity provider's id names one user and one group (RFC 7643, 3.1: externalId), since
+    // Entra ID and Okta find resources by it: each table keeps it again in a unique column. Where
+    // two already shared one, the older keeps it there and the other null, as it was;
+    // `npm run admin -- status` reports it.
+    async up(db: AnyDatabase) {
+      for (const [table, id] of [
+        ['users', 'user_id'],
+        ['groups', 'group_id'],
+      ] as const) {
+        await db.schema.alterTable(table).addColumn('external_id_key', 'text').execute();
+        // The oldest holder of each external id takes it.
+        await sql`update ${sql.table(table)} set external_id_key = external_id
+          where external_id is not null and ${sql.ref(id)} = (
+            select holder.${sql.ref(id)} from ${sql.table(table)} as holder
+            where holder.external_id = ${sql.table(table)}.external_id
+            order by holder.created, holder.${sql.ref(id)} limit 1)`.execute(db);
+        await db.schema.createIndex(`${table}_external_id_key_idx`).unique().on(table).column('external_id_key').execute();
+      }
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -392,6 +392,14 @@ export class StaleVersionError extends Error {
 }
 
 /** Thrown when a unique name (a username, a group name) is already in use. */
+/** Another user or group of the same kind has the identity provider's id (SCIM's externalId, RFC 7643 3.1). */
+export class ExternalIdTakenError extends Error {
+  constructor() {
+    super('external_id is already taken');
+    this.name = 'ExternalIdTakenError';
+  }
+}
+
 export class NameTakenError extends Error {
   constructor(readonly field: 'username' | 'group_name') {
     super(`${field} is already taken`);

@@ -127,6 +127,8 @@ export interface UsersTable {
   modified: string | null;
   /** The identity provider's id for the user, given through SCIM (migration 0007). */
   external_id: string | null;
+  /** external_id again, unique (migration 0013); null where an older user held the same one then. */
+  external_id_key: string | null;
   /** SCIM's `emails`, as JSON text (migration 0007). */
   emails: Generated<string>;
 }
@@ -143,6 +145,8 @@ export interface GroupsTable {
   modified: string | null;
   /** The identity provider's id for the group, given through SCIM (migration 0008). */
   external_id: string | null;
+  /** external_id again, unique (migration 0013); null where an older group held the same one then. */
+  external_id_key: string | null;
   /**
    * The name's comparison form (server/username/group-name.ts), unique, so that no group takes a
    * look-alike of another's name (migration 0012); null for a name that was a look-alike of an

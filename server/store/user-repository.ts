@@ -189,6 +189,7 @@ export class KyselyUserRepository implements UserRepository {
             sessions_valid_from: null,
             modified: user.created,
             external_id: user.external_id ?? null,
+            external_id_key: user.external_id ?? null,
             emails: JSON.stringify(user.emails ?? []),
           })
           .execute();
@@ -229,6 +230,8 @@ export class KyselyUserRepository implements UserRepository {
       password_hash: changes.password_hash,
       password_set_date: changes.password_set_date,
       external_id: changes.external_id,
+      // Kept again, unique (migration 0013): a second user with the same external id is refused.
+      external_id_key: changes.external_id,
       emails: changes.emails === undefined ? undefined : JSON.stringify(changes.emails),
     };
     // null is a value here (an external_id taken away); only undefined means "unchanged".

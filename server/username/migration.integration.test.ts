@@ -50,6 +50,10 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     await inspection.execute(sql`alter table users drop column external_id`);
     await inspection.execute(sql`alter table users drop column emails`);
     await inspection.execute(sql`alter table groups drop column external_id`);
+    for (const table of ['users', 'groups']) {
+      await inspection.execute(sql`drop index ${sql.raw(`${table}_external_id_key_idx`)}`);
+      await inspection.execute(sql`alter table ${sql.table(table)} drop column external_id_key`);
+    }
     await inspection.execute(sql`drop index groups_name_key_idx`);
     await inspection.execute(sql`alter table groups drop column name_key`);
     for (const table of ['users', 'groups']) {
