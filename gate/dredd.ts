@@ -165,6 +165,7 @@ async function runSuite<Id extends string>(target: GateTarget, suite: DreddSuite
           }
           // Dredd sends the contract's example of every header parameter; a precondition is the recipe's to set.
           delete transaction.request.headers['If-Match'];
+          delete transaction.request.headers['If-None-Match'];
           Object.assign(transaction.request.headers, prepared.headers);
         } catch (error) {
           if (error instanceof NotAvailable) {
