@@ -36,7 +36,7 @@ export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
   const result = await updateUser({ target_user: { user_id: 'a'.repeat(32), first_name: 'Ada' } });
   if (result.error) return result.error.error_message;
   const { user } = result.data;
-  const names: string[] = user.groups.map((group) => group.name);
+  const names: string[] = user.groups.map((group) => group.name ?? group.group_id);
   await createWorkspaceClient({ baseUrl: 'http://127.0.0.1:8080' }).getGroups();
   const read = await sdk.getUser({ target_user: { user_id: user.user_id } });
   await sdk.deleteUser({ target_user: { user_id: user.user_id } }, { ifMatch: read.etag });

@@ -28,6 +28,7 @@ import type { Logger } from './logger.js';
 import { errorBody } from './service-errors.js';
 import { ServiceMetrics } from './metrics.js';
 import type { Store } from './store/repositories.js';
+import { sightOf } from './directory/index.js';
 import { isScimPath, isScimRequest, SCIM_MEDIA_TYPE, scimErrorBody, scimErrorHandler, scimFailureOf } from './scim/errors.js';
 import { mountScim } from './scim/routes.js';
 import type { ScimHandlers } from './scim/types.js';
@@ -129,6 +130,7 @@ export function createApp({
               protocol: 'workspace',
               ...(key ? { permissions: key.permissions } : {}),
             },
+            sight: sightOf(key?.permissions ?? []),
             get log() {
               return requestLogger(req, res);
             },

@@ -296,7 +296,7 @@ export interface components {
         MemberOf: {
             /** @description The group's id. */
             value: string;
-            /** @description The group's name. */
+            /** @description The group's name; only for a key with `groups_view` (a key that may not view groups sees a user's groups by id). */
             display?: string;
             /** @description The group's address. */
             $ref?: string;
@@ -470,7 +470,7 @@ export interface components {
         Member: {
             /** @description The user's id. */
             value: string;
-            /** @description The user's userName. */
+            /** @description The user's userName; only for a key with `users_view` (a key that may not view users sees members by id). */
             display?: string;
             /** @enum {string} */
             type?: "User";

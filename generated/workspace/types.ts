@@ -776,8 +776,11 @@ export interface components {
         GroupMembership: {
             /** @description The group's identifier. */
             group_id: components["schemas"]["GroupId"];
-            /** @example All Users */
-            name: string;
+            /**
+             * @description The group's name; only for a key with `groups_view`. A key that may not view groups sees a user's groups by identifier alone.
+             * @example All Users
+             */
+            name?: string;
         };
         /** @description A user account. Its password, or any hash of it, is never part of it. */
         User: {

@@ -43,6 +43,7 @@ export type Directory = ReturnType<typeof createDirectory>;
 
 export { DirectoryError, type Refusal } from './errors.js';
 export { canonicalId } from './ids.js';
+export { membersAsSeen, sightOf, userAsSeen, WHOLE_SIGHT, type SeenMember, type SeenUser, type Sight } from './sight.js';
 export { ADMIN_CLI, SERVICE } from '../store/records.js';
 export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
 export type { GroupDirectory, NewGroup } from './groups.js';

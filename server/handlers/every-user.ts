@@ -18,7 +18,7 @@ import pLimit from 'p-limit';
 import { ServiceError } from '../service-errors.js';
 import { StreamedJson } from '../http/streamed-json.js';
 import type { SortableField } from '../../lib/contract/operations.js';
-import type { UserDirectory, UserListing, UserQuery } from '../directory/index.js';
+import { userAsSeen, type Sight, type UserDirectory, type UserListing, type UserQuery } from '../directory/index.js';
 import { present } from '../../lib/present.js';
 
 export const DEFAULT_GET_USERS_MAX = 100_000;
@@ -41,6 +41,8 @@ export interface EveryUserQuery {
   sortBy: SortableField;
   sortDirection: 'asc' | 'desc';
   max: number;
+  /** What the caller's key may see of each user (directory/sight.ts). */
+  sight: Sight;
 }
 
 const tooLarge = (total: number, max: number) =>
@@ -54,7 +56,7 @@ const tooLarge = (total: number, max: number) =>
 export async function everyUser(
   users: Pick<UserDirectory, 'list'>,
   turns: ListingTurns,
-  { sortBy, sortDirection, max }: EveryUserQuery,
+  { sortBy, sortDirection, max, sight }: EveryUserQuery,
 ): Promise<StreamedJson> {
   const batch = (start: UserQuery['start'], countTotal: boolean) =>
     users.list({ pageSize: LISTING_BATCH, sortBy, sortDirection, start, countTotal });
@@ -74,7 +76,8 @@ export async function everyUser(
       yield '{"users":[';
       let listed = 0;
       for (let listing = first; ;) {
-        if (listing.users.length > 0) yield `${listed > 0 ? ',' : ''}${listing.users.map((user) => JSON.stringify(user)).join(',')}`;
+        if (listing.users.length > 0)
+          yield `${listed > 0 ? ',' : ''}${listing.users.map((user) => JSON.stringify(userAsSeen(user, sight))).join(',')}`;
         listed += listing.users.length;
         if (listed > max) throw new Error(`more than GET_USERS_MAX (${max}) users while listing them: users were added meanwhile`);
         if (!listing.more) break;

@@ -9,7 +9,7 @@ import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
 import type { Logger } from '../logger.js';
 import type { Readiness } from '../readiness.js';
-import type { ApiKeyRecord, ChangeAuthor, Directory, ExpectedVersions } from '../directory/index.js';
+import type { ApiKeyRecord, ChangeAuthor, Directory, ExpectedVersions, Sight } from '../directory/index.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -45,6 +45,8 @@ export interface HandlerContext {
   key: ApiKeyRecord | undefined;
   /** Who makes a change, for its audit event: the key's id and the request's id. */
   author: ChangeAuthor;
+  /** What the key may read besides what it asked for (directory/sight.ts): a user's groups by name, a group's members by username. */
+  sight: Sight;
   log: Logger;
   /** The versions `If-Match` names (http/entity-tags.ts); undefined without one, or for `*`. */
   expectedVersions: ExpectedVersions | undefined;

@@ -106,6 +106,26 @@ describe('the user lifecycle', () => {
       assert.deepEqual(byName.body.user, user);
     });
 
+    it("names a user's groups only to a key that may view groups, on every answer that shows a user", async () => {
+      const user = await service.createUser();
+      const key = await service.createKey({ permissions: ['users_view', 'users_modify'] });
+      const ids = user.groups.map(({ group_id }) => ({ group_id }));
+      const read = await service.call('get_user', { ...key, target_user: { user_id: user.user_id } });
+      assert.deepEqual(read.body.user.groups, ids, read.text);
+      const updated = await service.call('update_user', { ...key, target_user: { user_id: user.user_id, first_name: 'Seen' } });
+      assert.deepEqual(updated.body.user.groups, ids, updated.text);
+      const everyone = await service.call('get_users', { ...key });
+      assert.deepEqual(everyone.body.users.find((listed: { user_id: string }) => listed.user_id === user.user_id).groups, ids);
+      const page = await service.call('get_users', { ...key, page_size: 500 });
+      assert.deepEqual(page.body.users.find((listed: { user_id: string }) => listed.user_id === user.user_id).groups, ids);
+      assert.ok(
+        (await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.groups.every(
+          (group: { name?: string }) => typeof group.name === 'string',
+        ),
+        'a key with groups_view sees the names',
+      );
+    });
+
     it('answers 404 for an unknown user', async () => {
       const answer = await service.callAsAdmin('get_user', { target_user: { username: 'nobody@example.com' } });
       assert.equal(answer.status, 404);

@@ -1,5 +1,5 @@
 /** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser, logoutUser. */
-import type { UserChange } from '../directory/index.js';
+import { userAsSeen, type UserChange } from '../directory/index.js';
 import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
@@ -12,13 +12,14 @@ export function userHandlers({
   const users = directory.users;
   const turns = listingTurns();
   return {
-    async getUsers(body) {
+    async getUsers(body, { sight }) {
       // No page asked for: every user, as Kasm's get_users answers (every-user.ts).
       if (body.page === undefined && body.page_size === undefined && body.cursor === undefined) {
         return everyUser(users, turns, {
           sortBy: body.sort_by ?? 'username',
           sortDirection: body.sort_direction ?? 'asc',
           max: getUsersMax,
+          sight,
         });
       }
       const pageSize = body.page_size ?? 100;
@@ -29,7 +30,7 @@ export function userHandlers({
         const sortDirection = body.sort_direction ?? 'asc';
         const listing = await users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize } });
         return {
-          users: listing.users,
+          users: listing.users.map((user) => userAsSeen(user, sight)),
           total: listing.total,
           page,
           page_size: pageSize,
@@ -45,7 +46,7 @@ export function userHandlers({
       }
       const listing = await users.list({ pageSize, sortBy, sortDirection, start: { after } });
       return {
-        users: listing.users,
+        users: listing.users.map((user) => userAsSeen(user, sight)),
         total: listing.total,
         page_size: pageSize,
         next_cursor: listing.more ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
@@ -53,28 +54,28 @@ export function userHandlers({
     },
 
     // As Kasm: the identifier wins when both come, and an empty one counts as absent.
-    async getUser({ target_user }, { answersVersion }) {
+    async getUser({ target_user }, { sight, answersVersion }) {
       // Both may come, though the contract's types name one: a user_id beside a username is a UserRef.
       const sent: { user_id?: string | null; username?: string } = target_user;
       const found = await users.find(sent.user_id ? { userId: sent.user_id } : { username: sent.username ?? '' });
       answersVersion(found.version);
-      return { user: found.record };
+      return { user: userAsSeen(found.record, sight) };
     },
 
-    async createUser({ target_user }, { author, answersVersion }) {
+    async createUser({ target_user }, { author, sight, answersVersion }) {
       const created = await users.create(target_user, author);
       answersVersion(created.version);
-      return { user: created.record };
+      return { user: userAsSeen(created.record, sight) };
     },
 
     // docs/spec §4.1: a partial update, applied atomically, with its audit event.
-    async updateUser({ target_user }, { author, expectedVersions, answersVersion }) {
+    async updateUser({ target_user }, { author, expectedVersions, sight, answersVersion }) {
       const { user_id, password, ...fields } = target_user;
       // An empty password keeps the one the user has, as in Kasm (the contract's PasswordChange).
       const change: UserChange = password === undefined || password === '' ? fields : { ...fields, password };
       const updated = await users.update(user_id, change, author, expectedVersions);
       answersVersion(updated.version);
-      return { user: updated.record };
+      return { user: userAsSeen(updated.record, sight) };
     },
 
     // The service issues no sessions: it records when they became invalid, for the front ends that do.

@@ -4,7 +4,7 @@
  * memberships (by user id), `externalId` kept for SCIM.
  */
 import { entityTag } from '../http/entity-tags.js';
-import type { GroupRewrite, StoredGroup } from '../directory/index.js';
+import { membersAsSeen, type GroupRewrite, type Sight, type StoredGroup } from '../directory/index.js';
 import { InvalidValueError } from './user-resource.js';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -14,12 +14,17 @@ export interface ScimGroup {
   id: string;
   externalId?: string;
   displayName: string;
-  /** Left out when the group was read without its members (the answer excludes them). */
-  members?: { value: string; display: string; type: 'User'; $ref: string }[];
+  /** Left out when the group was read without its members (the answer excludes them); `display`, the username, only for a key that may view users. */
+  members?: { value: string; display?: string; type: 'User'; $ref: string }[];
   meta: { resourceType: 'Group'; created: string; lastModified: string; location: string; version: string };
 }
 
-export function scimGroup({ record, version, modified, created, external_id, members }: StoredGroup, base: string): ScimGroup {
+/** A stored group as SCIM shows it to a key of this sight. */
+export function scimGroup(
+  { record, version, modified, created, external_id, members }: StoredGroup,
+  base: string,
+  sight: Sight,
+): ScimGroup {
   return {
     schemas: [GROUP_SCHEMA],
     id: record.group_id,
@@ -28,9 +33,9 @@ export function scimGroup({ record, version, modified, created, external_id, mem
     ...(members === undefined
       ? {}
       : {
-          members: members.map((member) => ({
+          members: membersAsSeen(members, sight).map((member) => ({
             value: member.user_id,
-            display: member.username,
+            ...(member.username === undefined ? {} : { display: member.username }),
             type: 'User' as const,
             $ref: `${base}/Users/${member.user_id}`,
           })),

@@ -4,7 +4,7 @@
  * name; the system group keeps its name and every user) and the same audit
  * events, one per membership added or removed.
  */
-import type { Directory, GroupRewrite, GroupSearch, StoredGroup } from '../directory/index.js';
+import { sightOf, WHOLE_SIGHT, type Directory, type GroupRewrite, type GroupSearch, type StoredGroup } from '../directory/index.js';
 import { invalidValue } from './errors.js';
 import { GROUP_SCHEMA, groupFieldsFrom, scimGroup } from './group-resource.js';
 import { listAnswer, listQuery } from './list-query.js';
@@ -41,7 +41,7 @@ export function scimGroupHandlers({
   'listGroups' | 'getGroup' | 'createGroup' | 'replaceGroup' | 'patchGroup' | 'deleteGroup'
 > {
   const answer = (stored: StoredGroup, request: ScimRequest, status: 200 | 201 = 200): ScimAnswer => {
-    const resource = scimGroup(stored, request.base);
+    const resource = scimGroup(stored, request.base, sightOf(request.key.permissions));
     return {
       status,
       body: projected(resource as unknown as Record<string, unknown>, request.query, []),
@@ -88,7 +88,7 @@ export function scimGroupHandlers({
             ...(request.expectedVersions ? { expected: request.expectedVersions } : {}),
             withMembers: shown && showsMembers(request),
           })
-        : await rewriteGroup(request, (current) => patched(scimGroup(current, request.base), operations));
+        : await rewriteGroup(request, (current) => patched(scimGroup(current, request.base, WHOLE_SIGHT), operations));
       return shown ? answer(changed, request) : { status: 204, version: changed.version };
     },
 

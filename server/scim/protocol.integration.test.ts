@@ -62,6 +62,33 @@ describe('SCIM protocol', () => {
     assertScimError(await viewer('GET', '/Groups'), 403, 'permissionDenied');
   });
 
+  it("shows what links users and groups only to a key that may view the other kind: members' usernames, users' group names", async () => {
+    const user = await service.createUser();
+    const group = await service.createGroup();
+    await service.callAsAdmin('add_user_group', { target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } });
+    const membersOf = async (client: ScimClient) =>
+      (await client('GET', `/Groups/${group.group_id}?attributes=members`)).body.members as { value: string; display?: string }[];
+    const groupsOf = async (client: ScimClient) =>
+      (await client('GET', `/Users/${user.user_id}?attributes=groups`)).body.groups as { value: string; display?: string }[];
+
+    const groupViewer = scimClient(service, await service.createKey({ permissions: ['groups_view'] }));
+    assert.deepEqual(await membersOf(groupViewer), [
+      { value: user.user_id, type: 'User', $ref: `${service.baseUrl}/scim/v2/Users/${user.user_id}` },
+    ]);
+    const listed = await groupViewer('GET', `/Groups?filter=${encodeURIComponent(`id eq "${group.group_id}"`)}`);
+    assert.doesNotMatch(listed.text, new RegExp(user.username), 'nor in a listing');
+    const userViewer = scimClient(service, await service.createKey({ permissions: ['users_view'] }));
+    const seenGroups = await groupsOf(userViewer);
+    assert.ok(seenGroups.some((membership) => membership.value === group.group_id));
+    assert.ok(
+      seenGroups.every((membership) => !('display' in membership)),
+      'a key without groups_view sees groups by id',
+    );
+    // A key that may view both sees both.
+    assert.equal((await membersOf(scim)).find((member) => member.value === user.user_id)?.display, user.username);
+    assert.equal((await groupsOf(scim)).find((membership) => membership.value === group.group_id)?.display, group.name);
+  });
+
   it('describes itself: the configuration, the two resource types and the three schemas', async () => {
     const config = await scim('GET', '/ServiceProviderConfig');
     assert.equal(config.body.patch.supported, true);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StoredUser } from '../store/records.js';
+import { WHOLE_SIGHT } from '../directory/sight.js';
 import { ENTERPRISE_USER_SCHEMA, InvalidValueError, scimUser, USER_SCHEMA, userFieldsFrom } from './user-resource.js';
 
 const stored: StoredUser = {
@@ -27,7 +28,7 @@ const stored: StoredUser = {
 
 describe('a user as a SCIM User', () => {
   it('maps each field to its SCIM attribute, with meta naming the version and where the resource is', () => {
-    assert.deepEqual(scimUser(stored, 'https://host/scim/v2'), {
+    assert.deepEqual(scimUser(stored, 'https://host/scim/v2', WHOLE_SIGHT), {
       schemas: [USER_SCHEMA, ENTERPRISE_USER_SCHEMA],
       id: 'a'.repeat(32),
       externalId: 'okta-00u1',

@@ -6,7 +6,7 @@
  */
 import { SCIM_LIMITS } from '../../lib/contract/scim-operations.js';
 import { entityTag } from '../http/entity-tags.js';
-import type { DirectoryFields, Email, StoredUser, UserProfile } from '../directory/index.js';
+import { userAsSeen, type DirectoryFields, type Email, type Sight, type StoredUser, type UserProfile } from '../directory/index.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -21,13 +21,15 @@ export interface ScimUser {
   active: boolean;
   emails: Email[];
   phoneNumbers: { value: string; type: 'work'; primary: true }[];
-  groups: { value: string; display: string; $ref: string }[];
+  /** `display`, the group's name, only for a key that may view groups (directory/sight.ts). */
+  groups: { value: string; display?: string; $ref: string }[];
   [ENTERPRISE_USER_SCHEMA]: { organization: string };
   meta: { resourceType: 'User'; created: string; lastModified: string; location: string; version: string };
 }
 
-/** A stored user as SCIM shows it; `base` is the SCIM service's address, e.g. `https://host/scim/v2`. */
-export function scimUser({ record, version, modified, directory }: StoredUser, base: string): ScimUser {
+/** A stored user as SCIM shows it to a key of this sight; `base` is the SCIM service's address, e.g. `https://host/scim/v2`. */
+export function scimUser({ record: stored, version, modified, directory }: StoredUser, base: string, sight: Sight): ScimUser {
+  const record = userAsSeen(stored, sight);
   const formatted = `${record.first_name} ${record.last_name}`.trim();
   return {
     schemas: [USER_SCHEMA, ENTERPRISE_USER_SCHEMA],
@@ -39,7 +41,11 @@ export function scimUser({ record, version, modified, directory }: StoredUser, b
     active: !record.disabled,
     emails: directory.emails,
     phoneNumbers: record.phone ? [{ value: record.phone, type: 'work', primary: true }] : [],
-    groups: record.groups.map((group) => ({ value: group.group_id, display: group.name, $ref: `${base}/Groups/${group.group_id}` })),
+    groups: record.groups.map((group) => ({
+      value: group.group_id,
+      ...(group.name === undefined ? {} : { display: group.name }),
+      $ref: `${base}/Groups/${group.group_id}`,
+    })),
     [ENTERPRISE_USER_SCHEMA]: { organization: record.organization },
     meta: {
       resourceType: 'User',

@@ -5,7 +5,7 @@
  * is computed here on the SCIM resource as read; the directory writes what it
  * changes, at the version read.
  */
-import type { Directory, StoredUser, UserChange, UserSearch } from '../directory/index.js';
+import { sightOf, WHOLE_SIGHT, type Directory, type StoredUser, type UserChange, type UserSearch } from '../directory/index.js';
 import { invalidValue } from './errors.js';
 import { listAnswer, listQuery } from './list-query.js';
 import { patchOperations, patched } from './patch.js';
@@ -53,7 +53,7 @@ export function scimUserHandlers({
   users,
 }: Pick<Directory, 'users'>): Pick<ScimHandlers, 'listUsers' | 'getUser' | 'createUser' | 'replaceUser' | 'patchUser' | 'deleteUser'> {
   const answer = (stored: StoredUser, request: ScimRequest, status: 200 | 201 = 200): ScimAnswer => {
-    const resource = scimUser(stored, request.base);
+    const resource = scimUser(stored, request.base, sightOf(request.key.permissions));
     return {
       status,
       body: projected(resource as unknown as Record<string, unknown>, request.query, EXTENSIONS),
@@ -95,7 +95,7 @@ export function scimUserHandlers({
 
     async patchUser(request) {
       const operations = patchOperations(request.body, 'User');
-      return rewriteUser(request, (current) => patched(scimUser(current, request.base), operations));
+      return rewriteUser(request, (current) => patched(scimUser(current, request.base, WHOLE_SIGHT), operations));
     },
 
     async deleteUser(request) {

@@ -336,11 +336,14 @@ class GroupMembership:
     group_id: GroupId
     """The group's identifier."""
 
-    name: str
+    name: str | None = None
+    """The group's name; only for a key with `groups_view`. A key that may not view groups sees a user's groups by identifier alone."""
 
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
-        body: dict[str, Any] = {"group_id": self.group_id, "name": self.name}
+        body: dict[str, Any] = {"group_id": self.group_id}
+        if self.name is not None:
+            body["name"] = self.name
         return body
 
     @classmethod
@@ -349,7 +352,7 @@ class GroupMembership:
         fields = _decode.json_object(data, "GroupMembership")
         return cls(
             group_id=_decode.text(_decode.required(fields, "group_id", "GroupMembership"), "GroupMembership.group_id"),
-            name=_decode.text(_decode.required(fields, "name", "GroupMembership"), "GroupMembership.name"),
+            name=_decode.text(fields["name"], "GroupMembership.name") if "name" in fields else None,
         )
 
 
