@@ -53,6 +53,8 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'commit_to_receipt_p99_ms',
         'drain_deliveries_per_second',
         'get_events_page_1000_p99_ms',
+        'scim_worst_group_patch_healthz_max_ms',
+        'scim_worst_user_patch_healthz_max_ms',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }

@@ -35,7 +35,8 @@
  * (n) `npm run cli -- --version` in the built checkout (the build check skips the build);
  * (o) update_user with one webhook against none, (p) commit-to-receipt latency at 500
  * writes/s, (q) a backlog of 100,000 events drained (scenarios/events.ts); (r) get_events, a
- * page of 1,000 over 1,000,000 events (scenarios/audit-page.ts).
+ * page of 1,000 over 1,000,000 events (scenarios/audit-page.ts); (s) /healthz beside the worst SCIM
+ * PATCHes the bounds allow (scenarios/scim.ts).
  *
  * Each scenario is a module of scripts/bench/scenarios/; what they share (the
  * settings, starting servers, loads and comparisons) is scripts/bench/kit.ts.

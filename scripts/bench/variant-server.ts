@@ -25,7 +25,7 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel);
 
 /** The no-audit variant's trail: every change goes unrecorded. */
-const unrecorded: AuditTrail = { record: async () => {} };
+const unrecorded: AuditTrail = { record: async () => {}, recordAll: async () => {} };
 /** The no-validation variant's: requests go straight to the routes. */
 const unvalidated: RequestHandler[] = [(_req, _res, next) => next()];
 

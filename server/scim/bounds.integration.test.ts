@@ -117,7 +117,7 @@ describe('SCIM bounds', () => {
     const [added, patched] = await worst;
     assert.equal(added.status, 204, added.text);
     assert.equal(patched.status, 200, patched.text);
-    // Loose: the bench measures it (BENCHMARKS.md); a shared machine's pauses are not the service's.
+    // Loose: the bench measures it ((s) in BENCHMARKS.md); a shared machine’s pauses are not the service’s.
     assert.ok(slowest < 1000, `/healthz waited ${Math.round(slowest)} ms beside the worst PATCHes`);
   });
 });

@@ -149,6 +149,30 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     assert.equal(await store.groups.amend('0'.repeat(32), { addMembers: [], removeMembers: [] }, TEST_SETUP), 'no_group');
   });
 
+  it('places the events of a change of many members in the order of its members, one after another, past a statement’s share', async () => {
+    const many = 600; // more than one insert's share of events (EVENTS_PER_INSERT)
+    const users = await Promise.all(
+      Array.from({ length: many }, async () => (await store.users.create(newUserRecord(), TEST_SETUP)).record),
+    );
+    const groupId = newGroupId();
+    await store.groups.create({ group_id: groupId, name: `Many ${groupId}` }, TEST_SETUP);
+    const { head } = await store.audit.feed({ since: new Date(0).toISOString(), limit: 1 });
+    const added = users.map((user) => user.user_id);
+    assert.ok(typeof (await store.groups.amend(groupId, { addMembers: added, removeMembers: [] }, TEST_SETUP)) === 'object');
+    const feed = await store.audit.feed({ after: head, since: new Date(0).toISOString(), limit: many + 10 });
+    const placed = feed.events.filter(({ event }) => event.type === 'group.member_added');
+    assert.deepEqual(
+      placed.map(({ event }) => event.data.member?.user_id),
+      added,
+      'one event per member, in the order named',
+    );
+    assert.deepEqual(
+      placed.map(({ position }) => position - placed[0]!.position),
+      added.map((_, index) => index),
+      'at places one after another',
+    );
+  });
+
   it('amends names, moving the version of every member, whose groups are named in them', async () => {
     const member = (await store.users.create(newUserRecord(), TEST_SETUP)).record;
     const groupId = newGroupId();

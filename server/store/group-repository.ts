@@ -269,20 +269,20 @@ export class KyselyGroupRepository implements GroupRepository {
     const changed = [...added, ...removed];
     if (changed.length === 0) return;
     await trx.updateTable('users').set(nextVersion(new Date().toISOString())).where('user_id', 'in', changed).execute();
-    for (const userId of added)
-      await this.audit.record(trx, by, {
-        operation: 'addUserGroup',
+    await this.audit.recordAll(trx, by, [
+      ...added.map((userId) => ({
+        operation: 'addUserGroup' as const,
         targetUserId: userId,
         targetGroupId: groupId,
         resourceVersion: groupVersion,
-      });
-    for (const userId of removed)
-      await this.audit.record(trx, by, {
-        operation: 'removeUserGroup',
+      })),
+      ...removed.map((userId) => ({
+        operation: 'removeUserGroup' as const,
         targetUserId: userId,
         targetGroupId: groupId,
         resourceVersion: groupVersion,
-      });
+      })),
+    ]);
   }
 
   async delete(groupId: string, by: ChangeAuthor, expected?: readonly number[]): Promise<'deleted' | 'no_group' | 'system_group'> {

@@ -2,11 +2,16 @@
  * On 100,000 users, each interleaved with the workspace API doing the same: (l) SCIM's
  * `filter=userName eq "…"` (Entra ID's lookup before every create) against get_user, p99 to
  * p99 (target ≤ 2×: one index lookup); (m) a SCIM PATCH that deactivates a user against
- * update_user making the same change, req/s to req/s (target ≥ 0.8×).
+ * update_user making the same change, req/s to req/s (target ≥ 0.8×); (s) /healthz beside each
+ * of the worst PATCHes the bounds allow (as many members as a body holds added to a group; the
+ * most operations a user's PATCH may hold over the most emails it may keep), the longest wait
+ * of each round (target ≤ 50 ms: no request holds the event loop more than a few tens of ms).
  */
 import { join } from 'node:path';
 import { scimToken } from '../../../lib/contract/credentials.js';
-import { compare, PATCH_OP, pick, posting, ready, SERVICE, type ScenarioOutcome, shown, startServer, toggling } from '../kit.js';
+import { BODY_LIMIT_BYTES } from '../../../lib/contract/operations.js';
+import { SCIM_LIMITS } from '../../../lib/contract/scim-operations.js';
+import { compare, PATCH_OP, pick, posting, ready, ROUNDS, SERVICE, type ScenarioOutcome, shown, startServer, toggling } from '../kit.js';
 import type { BenchRun } from './run.js';
 
 export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutcome> {
@@ -60,6 +65,7 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
       ],
     },
   ]);
+  const worstWaits = await healthzBesideWorstPatches(service.url, bearer, large.userIds);
   await service.stop();
   const comparisons = {
     scim_lookup_p99_vs_get_user: lookups.p99Ratios[0]!,
@@ -72,6 +78,10 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
     scim_deactivation_rps: deactivations.results[1]!.rps,
     scim_deactivation_update_user_rps: deactivations.results[0]!.rps,
     scim_deactivation_ratio: comparisons.scim_deactivation_vs_update_user.median,
+    scim_worst_group_patch_healthz_median_ms: worstWaits.group.median,
+    scim_worst_group_patch_healthz_max_ms: worstWaits.group.max,
+    scim_worst_user_patch_healthz_median_ms: worstWaits.user.median,
+    scim_worst_user_patch_healthz_max_ms: worstWaits.user.max,
   };
   return {
     results: [...lookups.results, ...deactivations.results],
@@ -80,6 +90,82 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
     lines: [
       `(l) SCIM filter userName eq against get_user, p99 to p99 on 100,000 users: ${shown(comparisons.scim_lookup_p99_vs_get_user)} (${figures.scim_lookup_p99_ms} ms against ${figures.scim_lookup_get_user_p99_ms} ms; target ≤ 2)`,
       `(m) SCIM PATCH deactivating against update_user, req/s: ${shown(comparisons.scim_deactivation_vs_update_user)} (${figures.scim_deactivation_rps} against ${figures.scim_deactivation_update_user_rps} req/s; target ≥ 0.8)`,
+      `(s) /healthz beside a group PATCH adding ${worstWaits.members} members, the most a body holds: longest wait ${figures.scim_worst_group_patch_healthz_median_ms} ms in the median round, ${figures.scim_worst_group_patch_healthz_max_ms} ms at most (${ROUNDS} rounds; target ≤ 50 ms)`,
+      `(s) /healthz beside a user PATCH of ${SCIM_LIMITS.patchOperations} operations over ${SCIM_LIMITS.emails} emails: longest wait ${figures.scim_worst_user_patch_healthz_median_ms} ms in the median round, ${figures.scim_worst_user_patch_healthz_max_ms} ms at most (target ≤ 50 ms)`,
     ],
   };
+}
+
+/**
+ * (s): in each round, a group PATCH adding as many members as a body holds, then a user PATCH
+ * of the most operations over the most emails, each while one client asks /healthz again and
+ * again; the longest of its waits beside each is the round's. A first round, not counted, lets
+ * the service compile what it compiles on first use.
+ */
+async function healthzBesideWorstPatches(
+  url: string,
+  bearer: { authorization: string },
+  userIds: string[],
+): Promise<{ group: WaitFigures; user: WaitFigures; members: number }> {
+  const scim = (method: string, path: string, body?: unknown) =>
+    fetch(`${url}/scim/v2${path}`, {
+      method,
+      headers: { ...bearer, 'content-type': 'application/scim+json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  /** The longest /healthz wait while `request` runs; the request must succeed. */
+  const longestWaitBeside = async (request: Promise<Response>): Promise<number> => {
+    let done = false;
+    void request.finally(() => (done = true));
+    let longest = 0;
+    while (!done) {
+      const started = performance.now();
+      await (await fetch(`${url}/healthz`)).arrayBuffer();
+      longest = Math.max(longest, performance.now() - started);
+    }
+    const answer = await request;
+    if (!answer.ok) throw new Error(`(s) a worst PATCH failed: ${answer.status} ${await answer.text()}`);
+    return Math.round(longest * 10) / 10;
+  };
+  const fit = Math.floor((BODY_LIMIT_BYTES - 200) / (JSON.stringify({ value: userIds[0] }).length + 1));
+  const members = Math.min(fit, SCIM_LIMITS.members);
+  const emails = Array.from({ length: SCIM_LIMITS.emails }, (_, index) => ({ value: `w${index}@example.com` }));
+  const userOperations = [
+    { op: 'add', path: 'emails', value: emails },
+    ...Array.from({ length: SCIM_LIMITS.patchOperations - 1 }, (_, index) => ({ op: 'remove', path: `emails[value co "x${index}"]` })),
+  ];
+  const groupWaits: number[] = [];
+  const userWaits: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const created = await scim('POST', '/Groups', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: `bench ${Date.now()} ${round}`,
+    });
+    const { id } = (await created.json()) as { id: string };
+    const start = Math.floor(Math.random() * (userIds.length - members));
+    const named = userIds.slice(start, start + members).map((value) => ({ value }));
+    const group = await longestWaitBeside(
+      scim('PATCH', `/Groups/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: named }] }),
+    );
+    // A user of its own each round, so that its emails start empty.
+    const user = await longestWaitBeside(
+      scim('PATCH', `/Users/${userIds[userIds.length - 1 - round]}`, { schemas: [PATCH_OP], Operations: userOperations }),
+    );
+    await scim('DELETE', `/Groups/${id}`);
+    if (round > 0) {
+      groupWaits.push(group);
+      userWaits.push(user);
+    }
+  }
+  return { group: waitFigures(groupWaits), user: waitFigures(userWaits), members };
+}
+
+interface WaitFigures {
+  median: number;
+  max: number;
+}
+
+function waitFigures(waits: number[]): WaitFigures {
+  const sorted = [...waits].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, max: sorted.at(-1)! };
 }
