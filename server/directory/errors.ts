@@ -5,7 +5,13 @@
  * body's paths (server/handlers/directory-errors.ts), SCIM with a scimType
  * (server/scim/directory-errors.ts), the admin command as a line on stderr.
  */
-import { ExternalIdTakenError, NameTakenError, StaleVersionError, UnknownMembersError } from '../store/records.js';
+import {
+  ExternalIdTakenError,
+  NameTakenError,
+  StaleVersionError,
+  TooManyMemberChangesError,
+  UnknownMembersError,
+} from '../store/records.js';
 import type { AttributeField } from './attributes.js';
 
 export type Entity = 'user' | 'group' | 'api_key' | 'webhook';
@@ -27,6 +33,8 @@ export type Refusal =
   | { kind: 'weak_password'; reason: string }
   /** Members named that are no users' ids. */
   | { kind: 'unknown_members'; userIds: readonly string[] }
+  /** A write that would add and remove more members than one write may (a replacement emptying a large group). */
+  | { kind: 'too_many_member_changes'; changes: number; most: number }
   /** A webhook address the service will not deliver to (docs/events.md, server-side request forgery). */
   | { kind: 'invalid_webhook_url'; reason: string }
   /** A cursor the service did not hand out. */
@@ -72,6 +80,8 @@ function describe(refusal: Refusal): string {
       return `Password ${refusal.reason}`;
     case 'unknown_members':
       return `members: no user has the id ${listed(refusal.userIds)}`;
+    case 'too_many_member_changes':
+      return `members: this write would add and remove ${refusal.changes} members, and one write changes at most ${refusal.most}; change them in several (PATCHes of members)`;
     case 'invalid_filter':
       return refusal.reason;
     case 'invalid_cursor':
@@ -118,6 +128,7 @@ export async function refusingStoreErrors<T>(
     if (error instanceof NameTakenError) refuse({ kind: 'name_taken', entity });
     if (error instanceof ExternalIdTakenError) refuse({ kind: 'external_id_taken', entity });
     if (error instanceof UnknownMembersError) refuse({ kind: 'unknown_members', userIds: error.userIds });
+    if (error instanceof TooManyMemberChangesError) refuse({ kind: 'too_many_member_changes', changes: error.changes, most: error.most });
     if (error instanceof StaleVersionError && !leavingLostRaces) refuse({ kind: 'stale_version', entity, current: error.current });
     throw error;
   }

@@ -32,6 +32,14 @@ export interface NewGroup {
   members?: readonly string[];
 }
 
+/**
+ * The most memberships one write adds and removes: each is a row, a user's new version and an
+ * event, all in one transaction that SQLite's writer and the event loop wait for: a replacement
+ * that would empty a group of 100,000 members is refused (docs/scim.md, "Bounds"). The SCIM
+ * contract's bound on members named in one request is the same number (a test holds them equal).
+ */
+export const MEMBER_CHANGES_PER_WRITE = 1000;
+
 const notFound = (): never => refuse({ kind: 'not_found', entity: 'group' });
 const systemGroupKept = (): never => refuse({ kind: 'system_group' });
 const systemGroupMembersKept = (): never => refuse({ kind: 'system_group', lacking: 'groups_modify_system' });
@@ -136,6 +144,7 @@ export function groupDirectory(store: Store) {
             await refusingConflicts(() =>
               store.groups.rewrite(current.record.group_id, acceptedFields(rewrite(current)), by, [current.version], {
                 fromSystemGroup: mayTakeFromSystemGroup(by),
+                mostMemberChanges: MEMBER_CHANGES_PER_WRITE,
               }),
             ),
           ),

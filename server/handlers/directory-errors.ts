@@ -59,9 +59,10 @@ function answerTo(refusal: Refusal): Answer {
       return { status: 410, code: 'cursor_expired' };
     case 'invalid_webhook_url':
       return { status: 400, code: 'invalid_webhook_url', details: [{ path: '/body/target_webhook/url', message: refusal.reason }] };
-    // Neither is asked of the directory by this API (SCIM's filters and group members).
+    // None is asked of the directory by this API (SCIM's filters, group members and replacements).
     case 'invalid_filter':
     case 'unknown_members':
+    case 'too_many_member_changes':
       return { status: 400, code: 'invalid_request' };
   }
 }

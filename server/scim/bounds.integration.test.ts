@@ -9,7 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../../lib/contract/operations.js';
 import { SCIM_LIMITS } from '../../lib/contract/scim-operations.js';
 import { createDirectory } from '../directory/index.js';
+import { MEMBER_CHANGES_PER_WRITE } from '../directory/groups.js';
 import { aUser } from '../testing/factories.js';
+import { TEST_SETUP } from '../testing/test-setup.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { type ScimClient, scimClient } from '../testing/scim-client.js';
 
@@ -83,6 +85,24 @@ describe('SCIM bounds', () => {
       'invalidValue',
       new RegExp(`at most ${SCIM_LIMITS.members} members`),
     );
+  });
+
+  it('refuses a replacement that would change more members than one write may, and changes nothing', async () => {
+    assert.equal(MEMBER_CHANGES_PER_WRITE, SCIM_LIMITS.members, 'the contract and the directory bound members alike');
+    const directory = createDirectory(service.store);
+    const members = await Promise.all(Array.from({ length: MEMBER_CHANGES_PER_WRITE + 1 }, () => aUser(directory)));
+    const group = await directory.groups.create(
+      { name: `Large ${anId()}`, members: members.map((member) => member.record.user_id) },
+      TEST_SETUP,
+    );
+    const emptied = await scim('PUT', `/Groups/${group.group_id}`, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: group.name,
+      members: [],
+    });
+    assertRefused(emptied, 'invalidValue', new RegExp(`${MEMBER_CHANGES_PER_WRITE + 1} members.*at most ${MEMBER_CHANGES_PER_WRITE}`));
+    const kept = await scim('GET', `/Groups/${group.group_id}?attributes=members`);
+    assert.equal(kept.body.members.length, MEMBER_CHANGES_PER_WRITE + 1, 'the refused replacement changed nothing');
   });
 
   it('answers /healthz beside the worst PATCHes allowed', async () => {

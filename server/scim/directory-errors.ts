@@ -36,6 +36,7 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
     case 'invalid_group_name':
     case 'weak_password':
     case 'unknown_members':
+    case 'too_many_member_changes':
     case 'invalid_attributes':
       return { status: 400, scimType: 'invalidValue' };
   }

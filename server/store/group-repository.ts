@@ -17,6 +17,7 @@ import {
   type NewGroupRecord,
   StaleVersionError,
   type StoredGroup,
+  TooManyMemberChangesError,
   UnknownMembersError,
 } from './records.js';
 import { GROUP_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
@@ -130,9 +131,9 @@ export class KyselyGroupRepository implements GroupRepository {
     rewrite: GroupRewrite,
     by: ChangeAuthor,
     expected?: readonly number[],
-    { fromSystemGroup = false }: { fromSystemGroup?: boolean } = {},
+    { fromSystemGroup = false, mostMemberChanges }: { fromSystemGroup?: boolean; mostMemberChanges?: number } = {},
   ): Promise<GroupChange> {
-    return this.#change(groupId, by, { expected, withMembers: true, fromSystemGroup }, async (trx, row) => {
+    return this.#change(groupId, by, { expected, withMembers: true, fromSystemGroup, mostMemberChanges }, async (trx, row) => {
       const [stored] = (await storedGroups(trx, [row])) as [StoredGroup];
       const current = new Set((stored.members ?? []).map((member) => member.user_id));
       const wanted = rewrite.members ? new Set(rewrite.members) : current;
@@ -195,7 +196,12 @@ export class KyselyGroupRepository implements GroupRepository {
   async #change(
     groupId: string,
     by: ChangeAuthor,
-    { expected, withMembers, fromSystemGroup }: { expected: readonly number[] | undefined; withMembers: boolean; fromSystemGroup: boolean },
+    {
+      expected,
+      withMembers,
+      fromSystemGroup,
+      mostMemberChanges,
+    }: { expected: readonly number[] | undefined; withMembers: boolean; fromSystemGroup: boolean; mostMemberChanges?: number | undefined },
     plan: (trx: Db, row: StoredRow) => Promise<PlannedChange>,
   ): Promise<GroupChange> {
     return uniqueName(this.traits, 'group_name', () =>
@@ -208,6 +214,8 @@ export class KyselyGroupRepository implements GroupRepository {
         // The system group keeps its name, and every user unless the author may take them out.
         if (row.is_system && fields.name !== undefined) return 'system_group' as const;
         if (row.is_system && removed.length > 0 && !fromSystemGroup) return 'system_group_members' as const;
+        if (mostMemberChanges !== undefined && added.length + removed.length > mostMemberChanges)
+          throw new TooManyMemberChangesError(added.length + removed.length, mostMemberChanges);
         if (Object.keys(fields).length === 0 && added.length === 0 && removed.length === 0) {
           return unchanged ?? ((await storedGroups(trx, [row], withMembers)) as [StoredGroup])[0];
         }

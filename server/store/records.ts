@@ -363,6 +363,17 @@ export interface GroupSearchResult {
 }
 
 /** Thrown when a group would get members that are not users; nothing was written. */
+/** A write that would change more memberships than the caller allows; nothing of it is written. */
+export class TooManyMemberChangesError extends Error {
+  constructor(
+    readonly changes: number,
+    readonly most: number,
+  ) {
+    super(`the write would change ${changes} memberships, more than the ${most} one write may change`);
+    this.name = 'TooManyMemberChangesError';
+  }
+}
+
 export class UnknownMembersError extends Error {
   constructor(readonly userIds: readonly string[]) {
     super(`no user has the id ${userIds.slice(0, 5).join(', ')}${userIds.length > 5 ? ', …' : ''}`);

@@ -81,14 +81,15 @@ export interface GroupRepository {
    * Sets what `rewrite` gives, at once, with one audit event per change (the group's
    * fields, each membership added or removed). A system group keeps its name
    * ('system_group'), and its members unless `fromSystemGroup` ('system_group_members'). Throws NameTakenError, UnknownMembersError,
-   * and StaleVersionError when the group is at none of the `expected` versions.
+   * StaleVersionError when the group is at none of the `expected` versions, and TooManyMemberChangesError when it
+   * would add and remove more than `mostMemberChanges` members.
    */
   rewrite(
     groupId: string,
     rewrite: GroupRewrite,
     by: ChangeAuthor,
     expected?: ExpectedVersions,
-    options?: { fromSystemGroup?: boolean },
+    options?: { fromSystemGroup?: boolean; mostMemberChanges?: number },
   ): Promise<GroupChange>;
   /**
    * Applies the amendment at once, as `rewrite` does, reading only the members it names; the
