@@ -11,7 +11,7 @@ import { GROUP_SCHEMA } from './group-resource.js';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0';
 
-interface Attribute {
+export interface Attribute {
   name: string;
   type: 'string' | 'boolean' | 'dateTime' | 'reference' | 'complex';
   multiValued?: boolean;
@@ -44,7 +44,7 @@ const text = (name: string, description: string, more: Partial<Attribute> = {}):
   ...more,
 });
 
-const USER_ATTRIBUTES: Attribute[] = [
+export const USER_ATTRIBUTES: Attribute[] = [
   text('userName', "The user's name to sign in with, unique; stored in the username profile's form.", {
     required: true,
     uniqueness: 'server',
@@ -96,9 +96,9 @@ const USER_ATTRIBUTES: Attribute[] = [
   },
 ];
 
-const ENTERPRISE_ATTRIBUTES: Attribute[] = [text('organization', "The user's organization.")];
+export const ENTERPRISE_ATTRIBUTES: Attribute[] = [text('organization', "The user's organization.")];
 
-const GROUP_ATTRIBUTES: Attribute[] = [
+export const GROUP_ATTRIBUTES: Attribute[] = [
   text('displayName', "The group's name, unique.", { required: true, uniqueness: 'server' }),
   text('externalId', "The identity provider's own id for the group.", { caseExact: true }),
   {

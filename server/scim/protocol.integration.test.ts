@@ -89,6 +89,47 @@ describe('SCIM protocol', () => {
     assert.equal((await groupsOf(scim)).find((membership) => membership.value === group.group_id)?.display, group.name);
   });
 
+  it('reads attribute names in any case (RFC 7643, 2.1): bodies, PATCH paths and values, filters and attributes', async () => {
+    const userName = freshUserName('case');
+    const created = await scim('POST', '/Users', {
+      SCHEMAS: [USER],
+      UserName: userName,
+      Name: { GivenName: 'Ada', FAMILYNAME: 'Lovelace' },
+      Emails: [{ Value: 'ada@example.com', Type: 'work', Primary: true }],
+      'URN:IETF:PARAMS:SCIM:SCHEMAS:EXTENSION:ENTERPRISE:2.0:USER': { Organization: 'Analytical Engines' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.body.name, { givenName: 'Ada', familyName: 'Lovelace', formatted: 'Ada Lovelace' });
+    assert.deepEqual(created.body.emails, [{ value: 'ada@example.com', type: 'work', primary: true }], 'Microsoft’s "Primary" kept');
+    assert.equal(created.body['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'].organization, 'Analytical Engines');
+
+    const patched = await scim('PATCH', `/Users/${created.body.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [
+        { op: 'Replace', path: 'Name.GivenName', value: 'Augusta' },
+        { op: 'Replace', path: 'EMAILS[TYPE eq "work"].VALUE', value: 'augusta@example.com' },
+        { op: 'Replace', value: { Active: false } },
+      ],
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.name.givenName, 'Augusta');
+    assert.equal(patched.body.emails[0].value, 'augusta@example.com');
+    assert.equal(patched.body.active, false);
+
+    const found = await scim('GET', `/Users?filter=${encodeURIComponent(`USERNAME EQ "${userName}"`)}&attributes=USERNAME,NAME.GIVENNAME`);
+    assert.equal(found.status, 200, found.text);
+    assert.deepEqual(
+      { userName: found.body.Resources[0]?.userName, name: found.body.Resources[0]?.name },
+      { userName, name: { givenName: 'Augusta' } },
+    );
+    // docs/scim.md lists what is filterable: emails are not, and the answer says which attribute.
+    const byEmail = await scim('GET', `/Users?filter=${encodeURIComponent('emails.value eq "augusta@example.com"')}`);
+    assertScimError(byEmail, 400, 'invalidFilter');
+    assert.match(byEmail.body.detail, /emails/);
+    const twice = await scim('POST', '/Users', { schemas: [USER], userName: freshUserName(), USERNAME: freshUserName() });
+    assertScimError(twice, 400, 'invalidValue');
+  });
+
   it('describes itself: the configuration, the two resource types and the three schemas', async () => {
     const config = await scim('GET', '/ServiceProviderConfig');
     assert.equal(config.body.patch.supported, true);

@@ -14,6 +14,7 @@ import type { ApiKeyRecord } from '../directory/index.js';
 import type { Store } from '../store/repositories.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
 import { createDirectory } from '../directory/index.js';
+import { canonicalAttributeNames } from './attribute-names.js';
 import { answeringRefusals } from './directory-errors.js';
 import { discoveryHandlers } from './discovery.js';
 import { invalidValue, SCIM_MEDIA_TYPE, scimErrorHandler, scimNotFound } from './errors.js';
@@ -84,6 +85,8 @@ function route(handler: ScimHandler): RequestHandler {
 
 /** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
 export function mountScim(app: Express, { store, handlers, throttle, validation }: ScimParts): void {
+  // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract reads them.
+  app.use(SCIM_BASE_PATH, canonicalAttributeNames);
   app.use(validation);
   for (const operation of SCIM_OPERATIONS) {
     app[operation.method](
