@@ -145,7 +145,7 @@ const RESOURCE_PATH = /^\/(Users|Groups)(?:\/[^/]+)?$/;
 /** Puts a SCIM write's attribute names in the schemas' case, before the contract's checks read them. */
 export const canonicalAttributeNames: RequestHandler = (req, _res, next) => {
   const collection = RESOURCE_PATH.exec(req.path)?.[1];
-  if (!collection || !['POST', 'PUT', 'PATCH'].includes(req.method) || req.body === undefined) return next();
+  if (!collection || !['POST', 'PUT', 'PATCH'].includes(req.method) || req.body === undefined) return void next();
   const kind: ResourceKind = collection === 'Users' ? 'User' : 'Group';
   try {
     req.body = req.method === 'PATCH' ? canonicalPatch(req.body, kind) : canonicalNames(req.body, RESOURCE_NAMES[kind]);
