@@ -9,7 +9,7 @@ import { aUser, freshUsername } from '../testing/factories.js';
 import { assertRefuses } from '../testing/refusals.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import { verifyPassword } from '../testing/passwords.js';
-import { createDirectory, type Directory } from './index.js';
+import { createDirectory, DirectoryError, type Directory } from './index.js';
 
 const dashed = (id: string) => `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`.toUpperCase();
 
@@ -54,6 +54,28 @@ describe(`the directory's users (${TEST_STORE})`, () => {
       kind: 'name_taken',
       entity: 'user',
     });
+  });
+
+  it('screens a password against the common list and the names the user will have after the change', async () => {
+    const refusal = async (write: Promise<unknown>) => {
+      const error = await write.then(
+        () => assert.fail('the password was taken'),
+        (failure: unknown) => failure,
+      );
+      assert.ok(error instanceof DirectoryError && error.refusal.kind === 'weak_password', String(error));
+      return error.message;
+    };
+    assert.match(await refusal(aUser(directory, { password: 'Password1!' })), /commonly used/);
+    const user = await aUser(directory, { first_name: 'Ottoline', last_name: 'Wexbury' });
+    const id = user.record.user_id;
+    assert.match(await refusal(directory.users.update(id, { password: 'Ottoline#1815' }, TEST_SETUP)), /first name/);
+    // The names as they will be: a new last name is screened, the old one no longer.
+    assert.match(
+      await refusal(directory.users.update(id, { last_name: 'Quillfeather', password: 'Quillfeather#1' }, TEST_SETUP)),
+      /last name/,
+    );
+    const renamed = await directory.users.update(id, { last_name: 'Quillfeather', password: 'Wexbury#1815x' }, TEST_SETUP);
+    assert.equal(renamed.record.last_name, 'Quillfeather');
   });
 
   it('holds passwords to the policy with the name the user will have, and stores only their hash', async () => {

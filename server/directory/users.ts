@@ -46,9 +46,12 @@ function acceptedUsername(username: string): string {
   return verdict.ok ? verdict.username : refuse({ kind: 'invalid_username', reason: verdict.reason });
 }
 
-/** Refuses a password the policy refuses; the username is the one the user will have. */
-function assertPasswordPolicy(password: string, username: string): void {
-  const violation = passwordPolicyViolation(password, username);
+/** The words a password is screened against: the user's as they will be after the change. */
+type Names = Pick<UserProfile, 'username' | 'first_name' | 'last_name'>;
+
+/** Refuses a password the policy refuses, screened against the user's names as they will be. */
+function assertPasswordPolicy(password: string, { username, first_name, last_name }: Names): void {
+  const violation = passwordPolicyViolation(password, { username, firstName: first_name, lastName: last_name });
   if (violation) refuse({ kind: 'weak_password', reason: violation });
 }
 
@@ -75,12 +78,17 @@ function differences({ record, directory }: StoredUser, change: UserChange): Use
 
 export function userDirectory(store: Store) {
   /** The store's changes for `change`: the username in its stored form, the password checked and hashed. */
-  const storedChanges = async (change: UserChange, currentUsername: () => Promise<string>): Promise<UserChanges> => {
+  const storedChanges = async (change: UserChange, currentNames: () => Promise<Names>): Promise<UserChanges> => {
     const { password, username, ...fields } = change;
     const changes: UserChanges = { ...fields };
     if (username !== undefined) changes.username = acceptedUsername(username);
     if (password !== undefined) {
-      assertPasswordPolicy(password, changes.username ?? (await currentUsername()));
+      const current = await currentNames();
+      assertPasswordPolicy(password, {
+        username: changes.username ?? current.username,
+        first_name: changes.first_name ?? current.first_name,
+        last_name: changes.last_name ?? current.last_name,
+      });
       changes.password_hash = await hashPassword(password);
       changes.password_set_date = new Date().toISOString();
     }
@@ -110,7 +118,8 @@ export function userDirectory(store: Store) {
 
     async create(user: NewUser, by: ChangeAuthor): Promise<StoredUser> {
       const username = acceptedUsername(user.username);
-      if (user.password !== undefined) assertPasswordPolicy(user.password, username);
+      if (user.password !== undefined)
+        assertPasswordPolicy(user.password, { username, first_name: user.first_name ?? '', last_name: user.last_name ?? '' });
       return refusing(async () =>
         store.users.create(
           {
@@ -142,7 +151,7 @@ export function userDirectory(store: Store) {
         // Read first only for a password: hashing costs tens of milliseconds, not worth spending on a missing or stale user.
         const stored = (await store.users.findById(id)) ?? notFound();
         if (expected && !expected.includes(stored.version)) refuse({ kind: 'stale_version', entity: 'user', current: stored.version });
-        return stored.record.username;
+        return stored.record;
       });
       return (await refusing(() => store.users.update(id, changes, by, expected))) ?? notFound();
     },
@@ -161,7 +170,7 @@ export function userDirectory(store: Store) {
         expected,
         () => find({ userId }),
         async (current) => {
-          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record.username);
+          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record);
           if (Object.keys(changes).length === 0) return current;
           return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
         },

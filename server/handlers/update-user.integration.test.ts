@@ -58,7 +58,7 @@ describe('update_user', () => {
     it('rule 4: a password that breaks the policy fails with 400 weak_password naming every broken rule, and nothing changes', async () => {
       const user = await service.createUser({ first_name: 'Alice', password: 'Correct-Horse-42' });
       const hashBefore = await service.inspection.passwordHash(user.user_id);
-      const answer = await update({ user_id: user.user_id, first_name: 'Ada', password: 'password' });
+      const answer = await update({ user_id: user.user_id, first_name: 'Ada', password: 'trqmvzxw' });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'weak_password');
       assert.equal(
@@ -77,10 +77,11 @@ describe('update_user', () => {
   describe('the password policy through the API', () => {
     const cases: [string, string, RegExp][] = [
       ['too short', 'Ab1!xyz', /^Password must be at least 8 characters long$/],
-      ['no uppercase', 'abcdef1!', /^Password must contain at least one uppercase letter$/],
-      ['no lowercase', 'ABCDEF1!', /^Password must contain at least one lowercase letter$/],
-      ['no digit', 'Abcdefg!', /^Password must contain at least one digit$/],
-      ['no special character', 'Abcdefg1', /^Password must contain at least one special character/],
+      ['no uppercase', 'trqmvz1!', /^Password must contain at least one uppercase letter$/],
+      ['no lowercase', 'TRQMVZ1!', /^Password must contain at least one lowercase letter$/],
+      ['no digit', 'Trqmvzx!', /^Password must contain at least one digit$/],
+      ['no special character', 'Trqmvzx1', /^Password must contain at least one special character/],
+      ['a commonly used password beneath', 'P@ssw0rd123', /^Password must not be a commonly used password$/],
       ['too long', `Ab1!${'x'.repeat(125)}`, /^Password must be at most 128 characters long$/],
     ];
     for (const [rule, password, message] of cases) {

@@ -130,6 +130,20 @@ describe('SCIM protocol', () => {
     assertScimError(twice, 400, 'invalidValue');
   });
 
+  it('holds a password to the same screening as the workspace API: a common one and the user’s own name refused', async () => {
+    const common = await scim('POST', '/Users', { schemas: [USER], userName: freshUserName(), password: 'P@ssw0rd123' });
+    assertScimError(common, 400, 'invalidValue');
+    assert.match(common.body.detail, /commonly used password/);
+    const named = await scim('POST', '/Users', {
+      schemas: [USER],
+      userName: freshUserName(),
+      name: { familyName: 'Wexbury' },
+      password: 'Wexbury-1815!',
+    });
+    assertScimError(named, 400, 'invalidValue');
+    assert.match(named.body.detail, /last name/);
+  });
+
   it('describes itself: the configuration, the two resource types and the three schemas', async () => {
     const config = await scim('GET', '/ServiceProviderConfig');
     assert.equal(config.body.patch.supported, true);

@@ -79,7 +79,13 @@ Password: TypeAlias = str | None
 one uppercase letter, one lowercase letter, one digit and one special character
 (anything that is not an ASCII letter or digit). Two rules this schema cannot state are
 enforced too: the 8 are counted as a person sees them (a letter with its combining
-accents is one), and the password must not be the user's username, whatever its case.
+accents is one), and the password is screened (NIST SP 800-63B-4, 3.1.1.2). Compared
+after NFKC and case folding, it must not be on a list of 49,233 commonly used and
+breached passwords, whole, less the digits and symbols around it, or with common
+substitutions read back (`Password1!` and `P@ssw0rd123` are refused); and its letters
+must not be, or contain, the username, its local part or that part's words, the first
+or last name, or the service's name ("workspace"); a word shorter than 4 letters counts
+only as the password's letters whole.
 Stored only as an argon2id hash and never returned. `null` is the same as leaving the
 field out, as Kasm takes it.
 """
