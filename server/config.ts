@@ -9,6 +9,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
+import { DEFAULT_PASSWORD_HISTORY } from './directory/users.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
 import { present } from '../lib/present.js';
 
@@ -34,6 +35,8 @@ export interface Config {
   auditRetentionDays: number;
   /** How far back the change feed reaches: the audit events of the last so many days (at most auditRetentionDays). */
   eventRetentionDays: number;
+  /** How many of a user's latest passwords a new one may not repeat (PASSWORD_HISTORY; 0: none). */
+  passwordHistory: number;
   webhooks: {
     /** The waits after each failed delivery, in milliseconds (webhooks/retry-schedule.ts). */
     retrySchedule: number[];
@@ -221,6 +224,7 @@ const serviceSchema = sampleSchema.extend({
   SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600, 0),
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
   EVENT_RETENTION_DAYS: wholeNumber(1, 36_500, 30),
+  PASSWORD_HISTORY: wholeNumber(0, 24, DEFAULT_PASSWORD_HISTORY),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE: flag,
   WEBHOOK_DISABLE_AFTER_DAYS: wholeNumber(1, 365, 5),
@@ -295,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_SECONDS * 1000,
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
     eventRetentionDays: settings.EVENT_RETENTION_DAYS,
+    passwordHistory: settings.PASSWORD_HISTORY,
     webhooks: {
       retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
       allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE,

@@ -698,7 +698,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -1716,7 +1716,9 @@ export interface components {
         /**
          * @description The body does not match the contract (malformed JSON, a wrong type, a missing field, a
          *     field the service sets itself), the password breaks the policy (`weak_password`; the message names every
-         *     rule it breaks, a commonly used password and the user's own words included), or the username breaks the username profile (`invalid_username`; the
+         *     rule it breaks, a commonly used password and the user's own words included), the
+         *     password is one of the user's latest (`password_reused`; PASSWORD_HISTORY, 5 unless the
+         *     operator sets another number), or the username breaks the username profile (`invalid_username`; the
          *     message says which rule, naming a refused character by its code point).
          */
         InvalidUserRequest: {

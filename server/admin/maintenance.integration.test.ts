@@ -10,9 +10,10 @@ import { openDatabase } from '../store/open-store.js';
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../testing/database.js';
 import { admin as runAdmin } from '../testing/admin.js';
 
-/** The migrations of the version before: all but the two of this one (0012, 0013). */
-const NEWER = MIGRATION_NAMES.slice(-2);
-const OLDER = MIGRATION_NAMES.slice(0, -2);
+/** The migrations of an older version: all before 0012; the rest (0012 on) are newer. */
+const FIRST_NEWER = MIGRATION_NAMES.indexOf('0012_group_name_keys');
+const NEWER = MIGRATION_NAMES.slice(FIRST_NEWER);
+const OLDER = MIGRATION_NAMES.slice(0, FIRST_NEWER);
 
 /** A database as the previous version left it: its migrations only, and one user. */
 async function olderDatabase(): Promise<TestDatabase> {

@@ -31,6 +31,8 @@ export type Refusal =
   | { kind: 'invalid_username'; reason: string }
   | { kind: 'invalid_group_name'; reason: string }
   | { kind: 'weak_password'; reason: string }
+  /** The password is one of the user's latest (PASSWORD_HISTORY); the reason says how many. */
+  | { kind: 'password_reused'; reason: string }
   /** Members named that are no users' ids. */
   | { kind: 'unknown_members'; userIds: readonly string[] }
   /** A write that would add and remove more members than one write may (a replacement emptying a large group). */
@@ -77,6 +79,8 @@ function describe(refusal: Refusal): string {
     case 'invalid_group_name':
       return `Group name ${refusal.reason}`;
     case 'weak_password':
+      return `Password ${refusal.reason}`;
+    case 'password_reused':
       return `Password ${refusal.reason}`;
     case 'unknown_members':
       return `members: no user has the id ${listed(refusal.userIds)}`;

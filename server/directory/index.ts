@@ -13,19 +13,22 @@ import { attributeDirectory } from './attributes.js';
 import { changeFeed, DEFAULT_EVENT_RETENTION_DAYS } from './change-feed.js';
 import { groupDirectory } from './groups.js';
 import { keyDirectory } from './keys.js';
-import { userDirectory } from './users.js';
+import { userDirectory, type UserDirectoryOptions } from './users.js';
 import { webhookDirectory, type WebhookDirectoryOptions } from './webhooks.js';
 
-interface DirectoryOptions {
+interface DirectoryOptions extends UserDirectoryOptions {
   /** How far back the change feed reaches (EVENT_RETENTION_DAYS; default 30). */
   eventRetentionDays?: number;
   /** Where webhooks may deliver (WEBHOOK_ALLOW_PRIVATE), and how host names resolve. */
   webhooks?: WebhookDirectoryOptions;
 }
 
-export function createDirectory(store: Store, { eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS, webhooks = {} }: DirectoryOptions = {}) {
+export function createDirectory(
+  store: Store,
+  { eventRetentionDays = DEFAULT_EVENT_RETENTION_DAYS, webhooks = {}, ...users }: DirectoryOptions = {},
+) {
   return {
-    users: userDirectory(store),
+    users: userDirectory(store, users),
     groups: groupDirectory(store),
     attributes: attributeDirectory(store),
     keys: keyDirectory(store),
@@ -46,6 +49,7 @@ export { canonicalId } from './ids.js';
 export { membersAsSeen, sightOf, userAsSeen, WHOLE_SIGHT, type SeenMember, type SeenUser, type Sight } from './sight.js';
 export { ADMIN_CLI, SERVICE } from '../store/records.js';
 export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
+export { DEFAULT_PASSWORD_HISTORY } from './users.js';
 export type { GroupDirectory, NewGroup } from './groups.js';
 export type { NewApiKey } from './keys.js';
 export type { NewWebhook, WebhookDirectoryOptions } from './webhooks.js';

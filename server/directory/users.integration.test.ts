@@ -78,6 +78,24 @@ describe(`the directory's users (${TEST_STORE})`, () => {
     assert.equal(renamed.record.last_name, 'Quillfeather');
   });
 
+  it('refuses one of the user’s latest passwords (PASSWORD_HISTORY), keeping only that many hashes', async () => {
+    const [a, b, c] = ['Trqmvz-Alpha-1', 'Trqmvz-Beta-2', 'Trqmvz-Gamma-3'] as const;
+    const kept = createDirectory(opened.store, { passwordHistory: 2 });
+    const id = (await aUser(kept, { password: a })).record.user_id;
+    const change = (password: string) => kept.users.update(id, { password }, TEST_SETUP);
+    await assertRefuses(change(a), { kind: 'password_reused' });
+    await change(b);
+    await assertRefuses(change(a), { kind: 'password_reused' });
+    await change(c);
+    assert.equal((await opened.store.users.recentPasswordHashes(id, 10)).length, 2, 'only the latest two are kept');
+    await change(a); // fallen out of the last two
+    await assertRefuses(change(c), { kind: 'password_reused' });
+
+    const forgetting = createDirectory(opened.store, { passwordHistory: 0 });
+    await forgetting.users.update(id, { password: a }, TEST_SETUP);
+    assert.deepEqual(await opened.store.users.recentPasswordHashes(id, 10), [], '0 keeps none, and forgets those kept');
+  });
+
   it('holds passwords to the policy with the name the user will have, and stores only their hash', async () => {
     await assertRefuses(aUser(directory, { password: 'short' }), { kind: 'weak_password' });
     const username = freshUsername('carefulperson');

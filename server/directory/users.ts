@@ -3,7 +3,7 @@
  * username profile, the password policy and its hashing, versions and the
  * store's refusals are applied one way whichever door a change comes through.
  */
-import { hashPassword } from '../password/hashing.js';
+import { hashPassword, isPasswordOf } from '../password/hashing.js';
 import { passwordPolicyViolation } from '../password/policy.js';
 import {
   type ChangeAuthor,
@@ -76,9 +76,28 @@ function differences({ record, directory }: StoredUser, change: UserChange): Use
   return differing;
 }
 
-export function userDirectory(store: Store) {
+/** How many of a user's latest passwords a new one may not repeat, when the operator sets none (PASSWORD_HISTORY). */
+export const DEFAULT_PASSWORD_HISTORY = 5;
+
+export interface UserDirectoryOptions {
+  /** How many of a user's latest passwords a new one may not repeat (PASSWORD_HISTORY); 0 keeps none. */
+  passwordHistory?: number;
+}
+
+export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD_HISTORY }: UserDirectoryOptions = {}) {
+  /** Refuses a password that is one of the user's latest; each is compared by its hash, off the event loop. */
+  const assertNotReused = async (userId: string, password: string): Promise<void> => {
+    const hashes = await store.users.recentPasswordHashes(userId, passwordHistory);
+    const matches = await Promise.all(hashes.map((passwordHash) => isPasswordOf(passwordHash, password)));
+    if (matches.includes(true))
+      refuse({
+        kind: 'password_reused',
+        reason: `must not be one of the user's last ${passwordHistory} passwords: choose one not used before`,
+      });
+  };
+
   /** The store's changes for `change`: the username in its stored form, the password checked and hashed. */
-  const storedChanges = async (change: UserChange, currentNames: () => Promise<Names>): Promise<UserChanges> => {
+  const storedChanges = async (change: UserChange, currentNames: () => Promise<Names>, userId: string): Promise<UserChanges> => {
     const { password, username, ...fields } = change;
     const changes: UserChanges = { ...fields };
     if (username !== undefined) changes.username = acceptedUsername(username);
@@ -89,7 +108,9 @@ export function userDirectory(store: Store) {
         first_name: changes.first_name ?? current.first_name,
         last_name: changes.last_name ?? current.last_name,
       });
+      await assertNotReused(userId, password);
       changes.password_hash = await hashPassword(password);
+      changes.passwords_kept = passwordHistory;
       changes.password_set_date = new Date().toISOString();
     }
     return changes;
@@ -147,12 +168,16 @@ export function userDirectory(store: Store) {
      */
     async update(userId: string, change: UserChange, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredUser> {
       const id = canonicalId(userId);
-      const changes = await storedChanges(change, async () => {
-        // Read first only for a password: hashing costs tens of milliseconds, not worth spending on a missing or stale user.
-        const stored = (await store.users.findById(id)) ?? notFound();
-        if (expected && !expected.includes(stored.version)) refuse({ kind: 'stale_version', entity: 'user', current: stored.version });
-        return stored.record;
-      });
+      const changes = await storedChanges(
+        change,
+        async () => {
+          // Read first only for a password: hashing costs tens of milliseconds, not worth spending on a missing or stale user.
+          const stored = (await store.users.findById(id)) ?? notFound();
+          if (expected && !expected.includes(stored.version)) refuse({ kind: 'stale_version', entity: 'user', current: stored.version });
+          return stored.record;
+        },
+        id,
+      );
       return (await refusing(() => store.users.update(id, changes, by, expected))) ?? notFound();
     },
 
@@ -170,7 +195,7 @@ export function userDirectory(store: Store) {
         expected,
         () => find({ userId }),
         async (current) => {
-          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record);
+          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record, current.record.user_id);
           if (Object.keys(changes).length === 0) return current;
           return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
         },

@@ -45,6 +45,8 @@ function answerTo(refusal: Refusal): Answer {
       return { status: 400, code: 'invalid_username', details: [{ path: USERNAME, message: refusal.reason }] };
     case 'weak_password':
       return { status: 400, code: 'weak_password', details: [{ path: PASSWORD, message: refusal.reason }] };
+    case 'password_reused':
+      return { status: 400, code: 'password_reused', details: [{ path: PASSWORD, message: refusal.reason }] };
     case 'invalid_group_name':
       return { status: 400, code: 'invalid_request', details: [{ path: GROUP_NAME, message: refusal.reason }] };
     case 'invalid_attributes':

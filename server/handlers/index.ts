@@ -40,11 +40,13 @@ export const READINESS_CHECK_MS = 1_000;
 export function createHandlers({
   store,
   eventRetentionDays,
+  passwordHistory,
   webhooks,
   ...options
 }: { store: Store } & DirectoryOptions & Omit<Services, 'directory' | 'databaseUnreadyBecause'>): Handlers {
   const directory = createDirectory(store, {
     ...(eventRetentionDays === undefined ? {} : { eventRetentionDays }),
+    ...(passwordHistory === undefined ? {} : { passwordHistory }),
     ...(webhooks === undefined ? {} : { webhooks }),
   });
   return handlersOver({ ...options, directory, databaseUnreadyBecause: (withinMs) => store.unreadyBecause(withinMs) });

@@ -115,6 +115,17 @@ describe('update_user', () => {
     });
   });
 
+  it('refuses a password the user had lately with 400 password_reused, naming how many are kept', async () => {
+    const user = await service.createUser({ password: 'Trqmvz-Alpha-1' });
+    const again = await update({ user_id: user.user_id, password: 'Trqmvz-Alpha-1' });
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.code, 'password_reused');
+    assert.deepEqual(again.body.errors, [
+      { path: '/body/target_user/password', message: "must not be one of the user's last 5 passwords: choose one not used before" },
+    ]);
+    assert.equal((await update({ user_id: user.user_id, password: 'Trqmvz-Beta-2' })).status, 200);
+  });
+
   it('stores the new password as an argon2id hash that verifies, and the old one no longer does', async () => {
     const user = await service.createUser({ password: 'Old-Password-1' });
     assert.equal((await update({ user_id: user.user_id, password: 'New-Password-2' })).status, 200);
@@ -230,7 +241,7 @@ describe('update_user', () => {
 
   it('never returns a password or a hash, and never logs one', async () => {
     const password = 'Very-Secret-Pass-9';
-    const user = await service.createUser({ password });
+    const user = await service.createUser({ password: 'Earlier-Secret-Pass-8' });
     const answers = [
       await update({ user_id: user.user_id, password }),
       await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } }),

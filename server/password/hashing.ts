@@ -5,7 +5,7 @@
  * leaves the event loop a core for every other request (BENCHMARKS.md, (d)).
  */
 import { availableParallelism } from 'node:os';
-import { hash } from '@node-rs/argon2';
+import { hash, verify } from '@node-rs/argon2';
 import pLimit from 'p-limit';
 
 /** The package declares Algorithm as a const enum, which isolated modules cannot read; 2 is Algorithm.Argon2id. */
@@ -22,4 +22,9 @@ export function hashingLoad(): { active: number; pending: number } {
 
 export function hashPassword(password: string): Promise<string> {
   return hashing(() => hash(password, OPTIONS));
+}
+
+/** Whether `password` is the one `passwordHash` was made from; on the same thread pool, under the same limit, as hashing. */
+export function isPasswordOf(passwordHash: string, password: string): Promise<boolean> {
+  return hashing(() => verify(passwordHash, password));
 }

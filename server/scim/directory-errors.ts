@@ -35,6 +35,7 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
     case 'invalid_username':
     case 'invalid_group_name':
     case 'weak_password':
+    case 'password_reused':
     case 'unknown_members':
     case 'too_many_member_changes':
     case 'invalid_attributes':

@@ -44,6 +44,7 @@ export const resourceNotFound = (kind: 'User' | 'Group') => new ScimFailure(404,
 const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   invalid_request: 'invalidSyntax',
   weak_password: 'invalidValue',
+  password_reused: 'invalidValue',
   invalid_username: 'invalidValue',
   invalid_cursor: 'invalidValue',
   cursor_expired: 'invalidValue',

@@ -142,6 +142,13 @@ describe('SCIM protocol', () => {
     });
     assertScimError(named, 400, 'invalidValue');
     assert.match(named.body.detail, /last name/);
+    const kept = await scim('POST', '/Users', { schemas: [USER], userName: freshUserName(), password: 'Trqmvz-Alpha-1' });
+    const reused = await scim('PATCH', `/Users/${kept.body.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'password', value: 'Trqmvz-Alpha-1' }],
+    });
+    assertScimError(reused, 400, 'invalidValue');
+    assert.match(reused.body.detail, /last 5 passwords/);
   });
 
   it('describes itself: the configuration, the two resource types and the three schemas', async () => {

@@ -13,7 +13,7 @@ import type { AuthThrottle } from '../keys/throttle.js';
 import type { ApiKeyRecord } from '../directory/index.js';
 import type { Store } from '../store/repositories.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
-import { createDirectory } from '../directory/index.js';
+import { createDirectory, type DirectoryOptions } from '../directory/index.js';
 import { canonicalAttributeNames } from './attribute-names.js';
 import { answeringRefusals } from './directory-errors.js';
 import { discoveryHandlers } from './discovery.js';
@@ -23,8 +23,8 @@ import type { ScimHandler, ScimHandlers } from './types.js';
 import { scimUserHandlers } from './users.js';
 
 /** The SCIM operations' handlers, over one store's directory; the directory's refusals answered as SCIM's. */
-export function createScimHandlers(store: Store): ScimHandlers {
-  const directory = createDirectory(store);
+export function createScimHandlers(store: Store, options: DirectoryOptions = {}): ScimHandlers {
+  const directory = createDirectory(store, options);
   const handlers: ScimHandlers = { ...discoveryHandlers, ...scimUserHandlers(directory), ...scimGroupHandlers(directory) };
   return Object.fromEntries(
     Object.entries(handlers).map(([operationId, handler]) => [operationId, answeringRefusals(handler)]),

@@ -366,6 +366,22 @@ export const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  '0014_password_history': {
+    // The hashes of each user's latest passwords, so that a change cannot set one of them again
+    // (PASSWORD_HISTORY). Every password set from now on is kept; those set before, but the
+    // current one, were never stored and are not known.
+    async up(db: AnyDatabase) {
+      await db.schema
+        .createTable('password_history')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id').onDelete('cascade'))
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('set_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('password_history_user_idx').on('password_history').columns(['user_id', 'set_at']).execute();
+      await sql`insert into password_history (user_id, password_hash, set_at)
+        select user_id, password_hash, coalesce(password_set_date, created) from users where password_hash is not null`.execute(db);
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

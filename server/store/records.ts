@@ -102,6 +102,8 @@ export interface NewUserRecord extends UserProfile, Partial<DirectoryFields> {
 export interface UserChanges extends Partial<UserProfile>, Partial<DirectoryFields> {
   password_hash?: string;
   password_set_date?: string;
+  /** With a new password_hash: how many of the user's latest passwords to keep, the new one included (PASSWORD_HISTORY; 0 keeps none). */
+  passwords_kept?: number;
 }
 
 /** A user as stored: the record this API shows, its version, and what SCIM keeps besides. */

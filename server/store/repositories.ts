@@ -67,6 +67,8 @@ export interface UserRepository {
   logout(userId: string, at: string, by: ChangeAuthor): Promise<StoredUser | undefined>;
   /** Usernames stored before the username profile that it refuses (migration 0003). */
   listUsernameReports(): Promise<UsernameReport[]>;
+  /** The hashes of the user's latest `count` passwords, newest first, the current one included. */
+  recentPasswordHashes(userId: string, count: number): Promise<string[]>;
 }
 
 export interface GroupRepository {

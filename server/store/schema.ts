@@ -16,6 +16,14 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_dispatch: { id: number; position: number | string };
   user_attributes: UserAttributesTable;
+  password_history: PasswordHistoryTable;
+}
+
+/** The hashes of a user's latest passwords, the current one included (migration 0014), so that one is not set again. */
+export interface PasswordHistoryTable {
+  user_id: string;
+  password_hash: string;
+  set_at: string;
 }
 
 /** A user's preferences, once any was set (migration 0005). */

@@ -205,6 +205,7 @@ export class KyselyUserRepository implements UserRepository {
               .where('name', '=', ALL_USERS_GROUP),
           )
           .execute();
+        if (user.password_hash) await this.#rememberPassword(trx, user.user_id, user.password_hash, user.created);
         const created = present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
         await this.audit.record(trx, by, {
           operation: 'createUser',
@@ -252,6 +253,8 @@ export class KyselyUserRepository implements UserRepository {
       const [row] = (await trx.executeQuery(query(...parameters))).rows;
       // Nothing changed: answered outside the group's transaction, which a throw would undo.
       if (!row) return expected ? ('missed' as const) : undefined;
+      if (changes.password_hash !== undefined)
+        await this.#rememberPassword(trx, userId, changes.password_hash, modified, changes.passwords_kept);
       const updated = await this.#versioned(trx, row);
       await this.audit.record(trx, by, {
         operation: 'updateUser',
@@ -309,6 +312,37 @@ export class KyselyUserRepository implements UserRepository {
       });
       return loggedOut;
     });
+  }
+
+  async recentPasswordHashes(userId: string, count: number): Promise<string[]> {
+    if (count <= 0) return [];
+    const rows = await this.db
+      .selectFrom('password_history')
+      .select('password_hash')
+      .where('user_id', '=', userId)
+      .orderBy('set_at', 'desc')
+      .limit(count)
+      .execute();
+    return rows.map((row) => row.password_hash);
+  }
+
+  /** Adds a password to the user's history, keeping the latest `kept` (all, when not given; none for 0). */
+  async #rememberPassword(trx: Db, userId: string, passwordHash: string, at: string, kept?: number): Promise<void> {
+    if (kept === 0) {
+      await trx.deleteFrom('password_history').where('user_id', '=', userId).execute();
+      return;
+    }
+    await trx.insertInto('password_history').values({ user_id: userId, password_hash: passwordHash, set_at: at }).execute();
+    if (kept === undefined) return;
+    const newest = await trx
+      .selectFrom('password_history')
+      .select('set_at')
+      .where('user_id', '=', userId)
+      .orderBy('set_at', 'desc')
+      .offset(kept - 1)
+      .limit(1)
+      .executeTakeFirst();
+    if (newest) await trx.deleteFrom('password_history').where('user_id', '=', userId).where('set_at', '<', newest.set_at).execute();
   }
 
   async listUsernameReports(): Promise<UsernameReport[]> {

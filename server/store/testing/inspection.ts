@@ -36,6 +36,7 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   webhook_deliveries: ['delivery_id'],
   webhook_attempts: ['delivery_id', 'attempt'],
   webhook_dispatch: ['id'],
+  password_history: ['user_id', 'set_at'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {
