@@ -25,7 +25,6 @@ import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
-import { errorBody } from './service-errors.js';
 import { ServiceMetrics } from './metrics.js';
 import type { Store } from './store/repositories.js';
 import { sightOf } from './directory/index.js';
@@ -65,8 +64,9 @@ const apiHeaders: RequestHandler = (_req, res, next) => {
  * request is read: that answer carries both shapes' fields, so either client reads it.
  */
 export const refusalInItsProtocol: RefusalAnswer = (path, refusal) => {
-  const workspace = { contentType: 'application/json; charset=utf-8', body: errorBody(refusal.code, refusal.message) };
+  const workspace = { contentType: 'application/json; charset=utf-8', body: refusal.toBody() };
   const scim = scimErrorBody(scimFailureOf(refusal));
+  // No path, no protocol: both shapes in one body (SCIM's `status` is text, as RFC 7644 writes it).
   if (path === undefined) return { ...workspace, body: { ...workspace.body, ...scim } };
   return isScimPath(path) ? { contentType: `${SCIM_MEDIA_TYPE}; charset=utf-8`, body: scim } : workspace;
 };

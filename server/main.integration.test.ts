@@ -1,3 +1,4 @@
+import { kasmMembers } from './testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,7 @@ describe('npm start', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const draining = await fetch(`${service.url}/readyz`);
     assert.deepEqual(
-      { status: draining.status, body: await draining.json() },
+      { status: draining.status, body: kasmMembers((await draining.json()) as Record<string, unknown>) },
       { status: 503, body: { error_message: 'Not ready: shutting down', code: 'not_ready' } },
     );
     assert.equal((await fetch(`${service.url}/healthz`)).status, 200, 'still alive while draining');

@@ -3,6 +3,7 @@
  * PostgreSQL a migration waits for the lock another instance holds, which
  * makes "migrating" last exactly as long as the test wants.
  */
+import { kasmMembers } from './testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -28,7 +29,7 @@ describe('a service whose database is migrating (PostgreSQL)', () => {
     assert.deepEqual({ status: live.status, body: await live.json() }, { status: 200, body: { status: 'ok' } });
     const starting = await fetch(`${service.url}/readyz`);
     assert.deepEqual(
-      { status: starting.status, body: await starting.json() },
+      { status: starting.status, body: kasmMembers((await starting.json()) as Record<string, unknown>) },
       { status: 503, body: { error_message: 'Not ready: starting (migrating the database)', code: 'not_ready' } },
     );
 

@@ -32,7 +32,17 @@ describe('readiness', () => {
     const ready = await fetch(`${base}/readyz`);
     assert.deepEqual(
       { status: ready.status, body: await ready.json() },
-      { status: 503, body: { error_message: 'Not ready: starting (migrating the database)', code: 'not_ready' } },
+      {
+        status: 503,
+        body: {
+          type: '/docs/errors#not_ready',
+          title: 'Not ready',
+          status: 503,
+          detail: 'Not ready: starting (migrating the database)',
+          error_message: 'Not ready: starting (migrating the database)',
+          code: 'not_ready',
+        },
+      },
     );
     const head = await fetch(`${base}/readyz`, { method: 'HEAD' });
     assert.equal(head.status, 503);

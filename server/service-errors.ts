@@ -6,6 +6,7 @@ import type { components } from '../generated/workspace/types.js';
 import type { StoreFaultKind } from './store/faults.js';
 import { inspect } from 'node:util';
 import { entityTag } from './http/entity-tags.js';
+import { type Occurrence, problemMembers } from './http/problem-details.js';
 
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -23,14 +24,18 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
   }
 
-  toBody(): ErrorBody {
-    return errorBody(this.code, this.message, this.details);
+  /** The body of this error, with the request's address and id where they are known. */
+  toBody(occurrence: Omit<Occurrence, 'status'> = {}): ErrorBody {
+    return errorBody(this.code, this.message, this.details, { ...occurrence, status: this.status });
   }
 }
 
-/** The contract's error body: every error answer, from a route or from the HTTP server itself, is written by this. */
-export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorBody {
-  return details ? { error_message: message, code, errors: details } : { error_message: message, code };
+/**
+ * The contract's error body: every error answer, from a route or from the HTTP server itself,
+ * is written by this. RFC 9457's members first (http/problem-details.ts), then Kasm's.
+ */
+export function errorBody(code: ErrorCode, message: string, details: ErrorDetail[] | undefined, occurrence: Occurrence): ErrorBody {
+  return { ...problemMembers(code, message, occurrence), error_message: message, code, ...(details ? { errors: details } : {}) };
 }
 
 /** A path or method echoed in a message, cut short so that a long URL cannot bloat the answer. */

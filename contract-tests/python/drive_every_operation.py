@@ -57,6 +57,9 @@ def expect_error(call: Callable[[], Any], status: int, code: str) -> ApiError:
         assert (error.status, error.code) == (status, code), (error.status, error.code, error.error_message)
         assert error.body is not None and error.error_message == error.body.error_message
         assert error.request_id, "an error from the service carries its X-Request-Id"
+        # RFC 9457's members beside Kasm's: the type names the code's section of the error reference.
+        assert error.type is not None and error.type.endswith(f"/docs/errors#{code}"), error.type
+        assert error.title and error.detail == error.error_message, (error.title, error.detail)
         codes.append(code)
         return error
     raise AssertionError(f"expected HTTP {status} {code}")

@@ -74,8 +74,23 @@ export interface components {
             /** @description What is wrong at that place, in a sentence for people. */
             message: string;
         };
-        /** @description The one shape of every error the service returns. */
+        /** @description The one shape of every error the service returns: RFC 9457's problem details (`type`, `title`, `status`, `detail`, `instance`) and the members Kasm's clients read (`error_message`, `code`, `errors`), in one body. docs/errors.md, served at `/docs/errors`, lists every code. Sent as `application/problem+json` to a client whose `Accept` asks for it, and as `application/json` otherwise. */
         Error: {
+            /**
+             * Format: uri-reference
+             * @description The problem's type: the address of the code's section of the error reference, as the service was reached (`https://host/docs/errors#weak_password`). Sent with every error.
+             */
+            type?: string;
+            /** @description The code's title, the same for every occurrence (`Weak password`). Sent with every error. */
+            title?: string;
+            /** @description The HTTP status of the answer. Sent with every error. */
+            status?: number;
+            /** @description What went wrong this time, for people; the same words as `error_message`. Sent with every error. */
+            detail?: string;
+            /** @description The request, as a URN of its id (`urn:uuid:…`) when the service gave the id. */
+            instance?: string;
+            /** @description The request's id, as its `X-Request-Id` header and the service's log name it. */
+            request_id?: string;
             /** @description What went wrong, for people; the field Kasm clients read. */
             error_message: string;
             /**

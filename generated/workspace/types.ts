@@ -633,6 +633,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The error reference
+         * @description Every error code the service answers with: its status, its title, what causes it and
+         *     what to do (docs/errors.md, rendered when the service is built). Each code's section
+         *     has the code as its id, so an error's `type` (`/docs/errors#weak_password`) opens it.
+         *     A page that runs no script and loads nothing from elsewhere.
+         */
+        get: operations["getErrorReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The error reference, headers only
+         * @description What `GET /docs/errors` answers, without the body.
+         */
+        head: operations["headErrorReference"];
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -690,8 +717,23 @@ export interface components {
             /** @description What is wrong at that place, in a sentence for people. */
             message: string;
         };
-        /** @description The one shape of every error the service returns. */
+        /** @description The one shape of every error the service returns: RFC 9457's problem details (`type`, `title`, `status`, `detail`, `instance`) and the members Kasm's clients read (`error_message`, `code`, `errors`), in one body. docs/errors.md, served at `/docs/errors`, lists every code. Sent as `application/problem+json` to a client whose `Accept` asks for it, and as `application/json` otherwise. */
         Error: {
+            /**
+             * Format: uri-reference
+             * @description The problem's type: the address of the code's section of the error reference, as the service was reached (`https://host/docs/errors#weak_password`). Sent with every error.
+             */
+            type?: string;
+            /** @description The code's title, the same for every occurrence (`Weak password`). Sent with every error. */
+            title?: string;
+            /** @description The HTTP status of the answer. Sent with every error. */
+            status?: number;
+            /** @description What went wrong this time, for people; the same words as `error_message`. Sent with every error. */
+            detail?: string;
+            /** @description The request, as a URN of its id (`urn:uuid:…`) when the service gave the id. */
+            instance?: string;
+            /** @description The request's id, as its `X-Request-Id` header and the service's log name it. */
+            request_id?: string;
             /** @description What went wrong, for people; the field Kasm clients read. */
             error_message: string;
             /**
@@ -1580,6 +1622,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description The body does not match the contract (malformed JSON, JSON nested more than 64 arrays or objects deep, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
@@ -1589,6 +1632,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1604,6 +1648,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1618,6 +1663,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1631,6 +1677,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1646,6 +1693,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description The service failed. The error is logged with the request's id (the `X-Request-Id` header); the answer never holds details. */
@@ -1656,6 +1704,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1677,6 +1726,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1693,6 +1743,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description The key is valid but lacks the permission this operation needs (its `x-permission`). */
@@ -1702,6 +1753,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description No user has the given identifier or username. */
@@ -1711,6 +1763,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1727,6 +1780,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description Another user already has this username (compared after trimming and lower-casing). */
@@ -1736,6 +1790,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1748,6 +1803,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description No user, or no group, has the given identifier. */
@@ -1757,6 +1813,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1771,6 +1828,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description Another group has this name. */
@@ -1780,6 +1838,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1793,6 +1852,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description The cursor is older than the feed reaches (`EVENT_RETENTION_DAYS`): events after it may be gone. Read the directory afresh (`get_users`, `get_groups`), then follow the feed again without `after`. */
@@ -1802,6 +1862,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1815,6 +1876,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /** @description No webhook has the given identifier. */
@@ -1824,6 +1886,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
         /**
@@ -1837,6 +1900,7 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
             };
         };
     };
@@ -2221,6 +2285,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2263,6 +2328,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2436,6 +2502,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             /** @description The new name belongs to another group, or the group is a system group, whose name cannot change. */
@@ -2445,6 +2512,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2486,6 +2554,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             /** @description The group is a system group, which cannot be deleted. */
@@ -2495,6 +2564,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "application/problem+json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3012,6 +3082,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["PageETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has a query parameter; this operation takes none. (No body: a HEAD answer has none.) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getErrorReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["UnknownQueryParameter"];
+        };
+    };
+    headErrorReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers `GET` would send, without the body. */
+            200: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;

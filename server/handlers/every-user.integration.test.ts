@@ -2,6 +2,7 @@
  * get_users with credentials only lists every user, as Kasm's get_users does
  * and as Kasm clients rely on (one call, then a search by username).
  */
+import { kasmMembers } from '../testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Store } from '../store/repositories.js';
@@ -110,7 +111,8 @@ describe('get_users past GET_USERS_MAX, and a listing that breaks off', () => {
       await service.createUser();
       const answer = await service.callAsAdmin('get_users');
       assert.equal(answer.status, 400);
-      assert.deepEqual(Object.keys(answer.body).sort(), ['code', 'error_message', 'errors']);
+      assert.deepEqual(Object.keys(kasmMembers(answer.body)).sort(), ['code', 'error_message', 'errors']);
+      assert.equal(answer.body.status, 400, 'and the problem details');
       assert.equal(answer.body.code, 'listing_too_large');
       assert.match(answer.body.error_message, /4 users, more than the 3 one answer may list; ask for pages with page_size/);
       assert.equal((await service.callAsAdmin('get_users', { page_size: 2 })).body.total, 4, 'paging still works');

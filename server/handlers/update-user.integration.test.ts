@@ -1,3 +1,4 @@
+import { kasmMembers } from '../testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../testing/passwords.js';
@@ -27,7 +28,7 @@ describe('update_user', () => {
     it('rule 2: an unknown user_id fails with 404 user_not_found', async () => {
       const answer = await update({ user_id: 'f'.repeat(32), first_name: 'Ada' });
       assert.equal(answer.status, 404);
-      assert.deepEqual(answer.body, { error_message: 'User not found', code: 'user_not_found' });
+      assert.deepEqual(kasmMembers(answer.body), { error_message: 'User not found', code: 'user_not_found' });
     });
 
     it('rule 2: an unknown user_id with a new password also fails with 404', async () => {
@@ -50,7 +51,7 @@ describe('update_user', () => {
       });
       for (const answer of [wrongSecret, wrongKey]) {
         assert.equal(answer.status, 401);
-        assert.deepEqual(answer.body, { error_message: 'Invalid API key or secret', code: 'invalid_credentials' });
+        assert.deepEqual(kasmMembers(answer.body), { error_message: 'Invalid API key or secret', code: 'invalid_credentials' });
       }
       assert.equal((await service.store.users.findById(user.user_id))?.record.first_name, 'Alice');
     });
@@ -175,7 +176,7 @@ describe('update_user', () => {
 
     const clash = await update({ user_id: user.user_id, username: ' TAKEN@example.com', first_name: 'Changed' });
     assert.equal(clash.status, 409);
-    assert.deepEqual(clash.body, { error_message: 'Username is already taken', code: 'username_taken' });
+    assert.deepEqual(kasmMembers(clash.body), { error_message: 'Username is already taken', code: 'username_taken' });
     const stored = (await service.store.users.findById(user.user_id))?.record;
     assert.equal(stored?.username, 'new.name@example.com');
     assert.equal(stored?.first_name, '', 'a refused update changes no field');

@@ -1,3 +1,4 @@
+import { kasmMembers } from '../testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../testing/service.js';
@@ -46,7 +47,7 @@ describe('versions: ETag on what shows a user, If-Match on what changes one', ()
     assert.equal(first.status, 200, first.text);
     const stale = await conditionally('update_user', current, { user_id: user.user_id, first_name: 'Lost' });
     assert.equal(stale.status, 412, stale.text);
-    assert.deepEqual(stale.body, {
+    assert.deepEqual(kasmMembers(stale.body), {
       code: 'version_mismatch',
       error_message: `The user is not at the version If-Match names; it is now at ${first.headers.get('ETag')}`,
     });

@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Request } from 'express';
+import { getErrorReference } from './error-reference.js';
+import { servedAddress } from './served-address.js';
 import { projectFile } from '../../lib/project-root.js';
 import { SERVED_ADDRESS_PLACEHOLDER } from '../reference-page.js';
 import type { PageHandlers } from '../handlers/types.js';
@@ -86,18 +88,6 @@ function referencePageText(): string | undefined {
 }
 
 /**
- * The address a reader reached the service at (scheme from `trust proxy`,
- * host and port from the Host header), for the page's server; undefined when
- * the Host header is anything but a host name or address and a port, since
- * it is written into the page.
- */
-function servedAddress(req: Request): string | undefined {
-  const host = req.get('host') ?? '';
-  const plain = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-  return plain.test(host) ? `${req.protocol}://${host}` : undefined;
-}
-
-/**
  * The page for each address it is read at: the contract inside it names that
  * address as its server. The first few addresses are kept for the process's
  * life (a deployment has one or two names); any other reads the page that
@@ -153,6 +143,7 @@ function pageOf(built: string): BuiltPage {
 }
 
 export const documentationHandlers: PageHandlers = {
+  getErrorReference,
   /**
    * Compressed once per coding and kept, rather than by the compression middleware on every
    * request: 2.6 MB through Brotli is tens of milliseconds, which no reader without a key

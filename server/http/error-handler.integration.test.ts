@@ -6,7 +6,9 @@ import { type Answer, startTestService, type TestService } from '../testing/serv
 import { StoreUnavailableError } from '../store/faults.js';
 import { withOverrides } from '../testing/store-overrides.js';
 
-/** Every error answer is the contract's JSON error shape and nothing else. */
+const ERROR_MEMBERS = ['type', 'title', 'status', 'detail', 'instance', 'error_message', 'code', 'errors', 'request_id'];
+
+/** Every error answer is the contract's JSON error shape, RFC 9457's members and Kasm's, and nothing else. */
 function assertErrorShape(answer: Answer, status: number, code: string): void {
   assert.equal(answer.status, status, answer.text);
   assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
@@ -14,9 +16,12 @@ function assertErrorShape(answer: Answer, status: number, code: string): void {
   assert.equal(answer.body.code, code);
   assert.equal(typeof answer.body.error_message, 'string');
   assert.deepEqual(
-    Object.keys(answer.body).filter((key) => !['error_message', 'code', 'errors'].includes(key)),
+    Object.keys(answer.body).filter((key) => !ERROR_MEMBERS.includes(key)),
     [],
   );
+  assert.equal(answer.body.status, status, 'the problem details name the status');
+  assert.equal(answer.body.detail, answer.body.error_message);
+  assert.match(answer.body.type, new RegExp(`/docs/errors#${code}$`));
   assert.ok(!/at .+\.(ts|js):\d+/.test(answer.text), 'a stack trace in the answer');
 }
 
@@ -24,6 +29,51 @@ const json = (body: string, contentType = 'application/json'): RequestInit => ({
   method: 'POST',
   headers: { 'Content-Type': contentType },
   body,
+});
+
+describe('problem details (RFC 9457) by negotiation', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService();
+  });
+  after(() => service.close());
+
+  it('answers application/problem+json to a client that asks for it, and the same body as JSON to the rest', async () => {
+    const body = JSON.stringify({ ...service.admin, target_user: { username: 'nobody@example.com' } });
+    const ask = (accept?: string) =>
+      service.request('/api/public/get_user', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(accept ? { Accept: accept } : {}) },
+        body,
+      });
+    const problem = await ask('application/problem+json');
+    assert.equal(problem.status, 404);
+    assert.match(problem.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    const requestId = problem.headers.get('x-request-id');
+    assert.deepEqual(problem.body, {
+      type: `${service.baseUrl}/docs/errors#user_not_found`,
+      title: 'User not found',
+      status: 404,
+      detail: 'User not found',
+      instance: `urn:uuid:${requestId}`,
+      error_message: 'User not found',
+      code: 'user_not_found',
+      request_id: requestId,
+    });
+    for (const accept of [undefined, 'application/json', '*/*', 'application/json, application/problem+json;q=0.5']) {
+      const plain = await ask(accept);
+      assert.match(plain.headers.get('content-type') ?? '', /^application\/json/, String(accept));
+      assert.equal(plain.body.type, problem.body.type);
+    }
+  });
+
+  it("serves the error reference that every type names, each code's section at its anchor, under a policy that runs nothing", async () => {
+    const page = await service.request('/docs/errors');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    assert.doesNotMatch(page.headers.get('content-security-policy') ?? '', /script-src/);
+  });
 });
 
 describe('the error table (docs/architecture.md, Errors)', () => {
@@ -182,8 +232,17 @@ describe('failures inside the service', () => {
   it('500 internal_error with nothing of the cause, which is logged under the request id', async () => {
     const answer = await service.callAsAdmin('get_groups');
     assertErrorShape(answer, 500, 'internal_error');
-    assert.deepEqual(answer.body, { error_message: 'Internal server error', code: 'internal_error' });
     const requestId = answer.headers.get('x-request-id')!;
+    assert.deepEqual(answer.body, {
+      type: `${service.baseUrl}/docs/errors#internal_error`,
+      title: 'Internal error',
+      status: 500,
+      detail: 'Internal server error',
+      instance: `urn:uuid:${requestId}`,
+      request_id: requestId,
+      error_message: 'Internal server error',
+      code: 'internal_error',
+    });
     const logged = service
       .logs()
       .split('\n')

@@ -8,7 +8,9 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ServiceError, databaseUnavailable, explain, internalError, routeNotFound } from '../service-errors.js';
 import { StoreUnavailableError } from '../store/faults.js';
+import { PROBLEM_MEDIA_TYPE } from './problem-details.js';
 import { requestLogger } from './request-logging.js';
+import { servedAddress } from './served-address.js';
 import { sendJson } from './send-json.js';
 
 interface BodyParserError {
@@ -85,7 +87,27 @@ export function errorHandlerAnswering(answerOf: (error: unknown, req: Request) =
   };
 }
 
-export const errorHandler: ErrorRequestHandler = errorHandlerAnswering((error) => {
-  const serviceError = toServiceError(error);
-  return { status: serviceError.status, headers: serviceError.headers, body: serviceError.toBody() };
-});
+/** The id the request was given (request-logging.ts), which its answer carries as X-Request-Id. */
+const requestIdOf = (req: Request): string | undefined => {
+  const id = req.res?.getHeader('X-Request-Id');
+  return typeof id === 'string' ? id : undefined;
+};
+
+/** The workspace API's answer to an error, its `type` naming the error reference at `origin` (null: none is served). */
+const workspaceAnswer =
+  (origin: (req: Request) => string | null | undefined) =>
+  (error: unknown, req: Request): ErrorAnswer => {
+    const serviceError = toServiceError(error);
+    return {
+      status: serviceError.status,
+      headers: serviceError.headers,
+      body: serviceError.toBody({ origin: origin(req), requestId: requestIdOf(req) }),
+      // RFC 9457's media type to a client that asks for it (`Accept`); JSON to the rest, as Kasm's clients expect.
+      ...(req.accepts('application/json', PROBLEM_MEDIA_TYPE) === PROBLEM_MEDIA_TYPE ? { type: PROBLEM_MEDIA_TYPE } : {}),
+    };
+  };
+
+export const errorHandler: ErrorRequestHandler = errorHandlerAnswering(workspaceAnswer(servedAddress));
+
+/** The sample data server's: the same body, its problems `about:blank`, since it serves no error reference. */
+export const sampleErrorHandler: ErrorRequestHandler = errorHandlerAnswering(workspaceAnswer(() => null));

@@ -51,7 +51,7 @@ export type RefusalAnswer = (path: string | undefined, refusal: ServiceError) =>
 
 const workspaceRefusal: RefusalAnswer = (_path, refusal) => ({
   contentType: 'application/json; charset=utf-8',
-  body: errorBody(refusal.code, refusal.message),
+  body: refusal.toBody(),
 });
 
 export interface HttpServerOptions {
@@ -146,7 +146,9 @@ function boundConnections(server: Server, limits: ConnectionLimits, answerRefusa
 
 /** HTTP/1.1 requires a Host header (RFC 9112, 3.2). */
 function refuseWithoutHost(res: ServerResponse): void {
-  const body = JSON.stringify(errorBody('invalid_request', 'Invalid request: an HTTP/1.1 request needs a Host header'));
+  const body = JSON.stringify(
+    errorBody('invalid_request', 'Invalid request: an HTTP/1.1 request needs a Host header', undefined, { status: 400 }),
+  );
   res.writeHead(400, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' }).end(body);
 }
 

@@ -114,7 +114,17 @@ describe('the sample data server', () => {
   it('answers an unknown path with a 404 in the JSON error shape (spec 4.4)', async () => {
     const response = await fetch(`${baseUrl}/api/nothing`, { headers: { Accept: 'text/html' } });
     assert.equal(response.status, 404);
-    assert.deepEqual(await response.json(), { error_message: 'Not found: GET /api/nothing', code: 'not_found' });
+    const { instance: _instance, request_id: requestId, ...body } = (await response.json()) as Record<string, unknown>;
+    assert.equal(requestId, response.headers.get('x-request-id'));
+    // RFC 9457's about:blank: the sample server serves no error reference for a type to name.
+    assert.deepEqual(body, {
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'Not found: GET /api/nothing',
+      error_message: 'Not found: GET /api/nothing',
+      code: 'not_found',
+    });
   });
 
   it('answers another method with 405 and an unknown query parameter with 400, in the error shape', async () => {

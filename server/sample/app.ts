@@ -2,7 +2,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { contractPath, readContract } from '../../lib/contract/document.js';
-import { errorHandler, notFoundHandler } from '../http/error-handler.js';
+import { notFoundHandler, sampleErrorHandler } from '../http/error-handler.js';
 import { validationErrors } from '../http/validation-errors.js';
 import { requestLogging } from '../http/request-logging.js';
 import { sendJson } from '../http/send-json.js';
@@ -85,6 +85,6 @@ export function createSampleApp({ logger, validateResponses }: SampleAppOptions)
     sendJson(req, res, buildRecords());
   });
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(sampleErrorHandler);
   return app;
 }

@@ -51,6 +51,21 @@ class ApiError(WorkspaceUserApiError):
         return self._message
 
     @property
+    def type(self) -> str | None:
+        """RFC 9457's ``type``: the address of the code's section of the service's error reference."""
+        return self.body.type if self.body is not None else None
+
+    @property
+    def title(self) -> str | None:
+        """RFC 9457's ``title``: the code's title, the same for every occurrence (``Weak password``)."""
+        return self.body.title if self.body is not None else None
+
+    @property
+    def detail(self) -> str | None:
+        """RFC 9457's ``detail``: what went wrong this time, in ``error_message``'s words."""
+        return self.body.detail if self.body is not None else None
+
+    @property
     def errors(self) -> list[ErrorDetail]:
         """For an invalid request, every problem found in it; otherwise empty."""
         return list(self.body.errors or []) if self.body is not None else []

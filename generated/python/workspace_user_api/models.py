@@ -273,7 +273,25 @@ class ErrorDetail:
 
 @dataclass(kw_only=True)
 class Error:
-    """The one shape of every error the service returns."""
+    """The one shape of every error the service returns: RFC 9457's problem details (`type`, `title`, `status`, `detail`, `instance`) and the members Kasm's clients read (`error_message`, `code`, `errors`), in one body. docs/errors.md, served at `/docs/errors`, lists every code. Sent as `application/problem+json` to a client whose `Accept` asks for it, and as `application/json` otherwise."""
+
+    type: str | None = None
+    """The problem's type: the address of the code's section of the error reference, as the service was reached (`https://host/docs/errors#weak_password`). Sent with every error."""
+
+    title: str | None = None
+    """The code's title, the same for every occurrence (`Weak password`). Sent with every error."""
+
+    status: int | None = None
+    """The HTTP status of the answer. Sent with every error."""
+
+    detail: str | None = None
+    """What went wrong this time, for people; the same words as `error_message`. Sent with every error."""
+
+    instance: str | None = None
+    """The request, as a URN of its id (`urn:uuid:…`) when the service gave the id."""
+
+    request_id: str | None = None
+    """The request's id, as its `X-Request-Id` header and the service's log name it."""
 
     error_message: str
     """What went wrong, for people; the field Kasm clients read."""
@@ -287,6 +305,18 @@ class Error:
     def to_json(self) -> dict[str, Any]:
         """This model as the JSON the contract describes; fields left None are left out."""
         body: dict[str, Any] = {"error_message": self.error_message, "code": self.code}
+        if self.type is not None:
+            body["type"] = self.type
+        if self.title is not None:
+            body["title"] = self.title
+        if self.status is not None:
+            body["status"] = self.status
+        if self.detail is not None:
+            body["detail"] = self.detail
+        if self.instance is not None:
+            body["instance"] = self.instance
+        if self.request_id is not None:
+            body["request_id"] = self.request_id
         if self.errors is not None:
             body["errors"] = [item.to_json() for item in self.errors]
         return body
@@ -296,6 +326,12 @@ class Error:
         """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
         fields = _decode.json_object(data, "Error")
         return cls(
+            type=_decode.text(fields["type"], "Error.type") if "type" in fields else None,
+            title=_decode.text(fields["title"], "Error.title") if "title" in fields else None,
+            status=_decode.integer(fields["status"], "Error.status") if "status" in fields else None,
+            detail=_decode.text(fields["detail"], "Error.detail") if "detail" in fields else None,
+            instance=_decode.text(fields["instance"], "Error.instance") if "instance" in fields else None,
+            request_id=_decode.text(fields["request_id"], "Error.request_id") if "request_id" in fields else None,
             error_message=_decode.text(_decode.required(fields, "error_message", "Error"), "Error.error_message"),
             code=cast("ErrorCode", _decode.text(_decode.required(fields, "code", "Error"), "Error.code")),
             errors=[ErrorDetail.from_json(item) for item in _decode.array(fields["errors"], "Error.errors")] if "errors" in fields else None,
