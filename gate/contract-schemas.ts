@@ -103,9 +103,11 @@ class SchemaBook {
 
 export interface DeclaredResponse {
   status: number;
-  /** The media type the contract names, e.g. `application/json`. */
+  /** The media type the contract names first, e.g. `application/json`. */
   mediaType: string;
   schema: Schema | undefined;
+  /** Every media type the contract names for the status, with its schema (an error: JSON, or problem details by `Accept`). */
+  alternatives: { mediaType: string; schema: Schema | undefined }[];
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -146,8 +148,10 @@ function describeContract<Id extends string>(
       .filter(([method]) => METHODS.has(method))
       .map(([method, object]) => {
         const responses = Object.entries(object.responses).map(([status, declared]) => {
-          const [mediaType, media] = Object.entries(schemas.resolve<ResponseObject>(declared)!.content ?? {})[0] ?? ['', {}];
-          return { status: Number(status), mediaType, schema: media.schema };
+          const content = Object.entries(schemas.resolve<ResponseObject>(declared)!.content ?? {});
+          const [mediaType, media] = content[0] ?? ['', {}];
+          const alternatives = content.map(([type, declaredMedia]) => ({ mediaType: type, schema: declaredMedia.schema }));
+          return { status: Number(status), mediaType, schema: media.schema, alternatives };
         });
         const [requestMediaType, requestMedia] = Object.entries(object.requestBody?.content ?? {})[0] ?? [undefined, undefined];
         const servedBy = (method === 'head' ? item.get!.operationId : object.operationId) as Id;
@@ -227,10 +231,13 @@ export function responseViolations(operation: OperationContract, response: Obser
   // A response declared without content (every HEAD answer, SCIM's 204) must come without a body.
   if (declared.mediaType === '') return response.body === '' ? [] : ['a body, where the contract declares none'];
   const mediaType = (response.contentType ?? '').split(';')[0]!.trim();
-  if (mediaType !== declared.mediaType)
-    return [`Content-Type ${response.contentType ?? '(none)'} is not the declared ${declared.mediaType}`];
-  if (!declared.schema) return [];
-  if (isJsonMediaType(declared.mediaType) && typeof response.body === 'string') return ['the body is not JSON'];
-  const validate = operation.schemas.validatorFor(declared.schema);
+  const answered = declared.alternatives.find((alternative) => alternative.mediaType === mediaType);
+  if (!answered)
+    return [
+      `Content-Type ${response.contentType ?? '(none)'} is not the declared ${declared.alternatives.map((alternative) => alternative.mediaType).join(' or ')}`,
+    ];
+  if (!answered.schema) return [];
+  if (isJsonMediaType(answered.mediaType) && typeof response.body === 'string') return ['the body is not JSON'];
+  const validate = operation.schemas.validatorFor(answered.schema);
   return validate(response.body) ? [] : describeErrors(validate);
 }

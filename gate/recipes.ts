@@ -124,6 +124,7 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   getHealth: async () => ({}),
   getReadiness: async () => ({}),
   getApiReference: async () => ({}),
+  getErrorReference: async () => ({}),
   getOpenApiDocument: async () => ({}),
 };
 

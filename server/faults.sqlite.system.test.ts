@@ -7,6 +7,7 @@
  * (file modes do not stop root): both need mount(8) as root. Without root these
  * tests are skipped, loudly, and under CI=true they fail instead.
  */
+import { kasmMembers } from './testing/error-bodies.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -73,7 +74,7 @@ describe('disk faults, as the operator sees them', () => {
       }
       assert.ok(failed, 'the disk never filled');
       assert.equal(failed.status, 503);
-      assert.deepEqual(failed.body, { error_message: 'The database is out of space; retry in 30 s', code: 'storage_full' });
+      assert.deepEqual(kasmMembers(failed.body), { error_message: 'The database is out of space; retry in 30 s', code: 'storage_full' });
       assert.equal(failed.headers.get('retry-after'), '30');
       const readiness = await service.request('/readyz');
       assert.deepEqual([readiness.status, readiness.body.error_message], [503, 'Not ready: the database is out of space']);
