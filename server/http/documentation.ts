@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Request } from 'express';
 import { getErrorReference } from './error-reference.js';
+import { inlineDigests } from './inline-digests.js';
 import { servedAddress } from './served-address.js';
 import { projectFile } from '../../lib/project-root.js';
 import { SERVED_ADDRESS_PLACEHOLDER } from '../reference-page.js';
@@ -42,12 +43,7 @@ const compressors: Record<PageCoding, (text: string) => Promise<Buffer>> = {
  * search in a blob: worker.
  */
 function policyFor(html: string): string {
-  const digests = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map(
-    ([, body]) =>
-      `'sha256-${createHash('sha256')
-        .update(body ?? '')
-        .digest('base64')}'`,
-  );
+  const digests = inlineDigests(html, 'script');
   return [
     "default-src 'none'",
     `script-src ${digests.join(' ') || "'none'"}`,

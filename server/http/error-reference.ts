@@ -5,10 +5,10 @@
  * (problem-details.ts). The page runs no script and loads nothing; its one
  * style is allowed by its digest.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
 import { projectFile } from '../../lib/project-root.js';
+import { inlineDigests } from './inline-digests.js';
 
 /** Where `npm run build` writes the page. */
 export const ERROR_REFERENCE_PAGE = projectFile('server', 'dist', 'docs', 'errors.html');
@@ -26,12 +26,7 @@ const UNBUILT_PAGE = `<!DOCTYPE html>
 `;
 
 function policyFor(html: string): string {
-  const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
-    ([, style]) =>
-      `'sha256-${createHash('sha256')
-        .update(style ?? '')
-        .digest('base64')}'`,
-  );
+  const styles = inlineDigests(html, 'style');
   return [
     "default-src 'none'",
     `style-src ${styles.join(' ') || "'none'"}`,
