@@ -60,9 +60,18 @@ describe('disk faults, as the operator sees them', () => {
       assertPresent(root);
       // Room for the migrated database and its write-ahead log (about 400 KB at start), and little more.
       const disk = await tmpfs('size=1m');
-      t.after(() => disk.remove());
       const databaseUrl = `sqlite:${join(disk.path, 'workspace.db')}`;
-      const service = await startTestService({ databaseUrl });
+      const service = await startTestService({ databaseUrl }).catch(async (error: unknown) => {
+        await disk.remove();
+        throw error;
+      });
+      // Closed once, by the test or, when an assertion fails first, here: an open service would keep the run waiting.
+      let closing: Promise<void> | undefined;
+      const close = () => (closing ??= service.close());
+      t.after(async () => {
+        await close();
+        await disk.remove();
+      });
       const acknowledged: { user_id: string; organization: string }[] = [];
       let failed: Answer | undefined;
       for (let i = 0; i < 500 && !failed; i++) {
@@ -99,7 +108,7 @@ describe('disk faults, as the operator sees them', () => {
         assert.doesNotMatch(line, /cannot rollback/);
       }
       assert.equal((await service.request('/healthz')).status, 200, 'reads still work');
-      await service.close();
+      await close();
 
       const database = new SqliteLibrary(join(disk.path, 'workspace.db'), { readonly: true });
       try {
