@@ -96,6 +96,20 @@ export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD
       });
   };
 
+  /**
+   * A replacement that restates the password the user has leaves it as it is: identity providers
+   * may send the password with every replacement, which is no change of it and no reuse. (An
+   * update asks for a change, and the same password there is refused as reused.) Known only
+   * while the history keeps passwords: its newest is the current one.
+   */
+  const withoutCurrentPassword = async (userId: string, change: UserChange): Promise<UserChange> => {
+    if (change.password === undefined || passwordHistory === 0) return change;
+    const [current] = await store.users.recentPasswordHashes(userId, 1);
+    if (current === undefined || !(await isPasswordOf(current, change.password))) return change;
+    const { password: _unchanged, ...rest } = change;
+    return rest;
+  };
+
   /** The store's changes for `change`: the username in its stored form, the password checked and hashed. */
   const storedChanges = async (change: UserChange, currentNames: () => Promise<Names>, userId: string): Promise<UserChanges> => {
     const { password, username, ...fields } = change;
@@ -195,7 +209,8 @@ export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD
         expected,
         () => find({ userId }),
         async (current) => {
-          const changes = await storedChanges(differences(current, rewrite(current)), async () => current.record, current.record.user_id);
+          const change = await withoutCurrentPassword(current.record.user_id, differences(current, rewrite(current)));
+          const changes = await storedChanges(change, async () => current.record, current.record.user_id);
           if (Object.keys(changes).length === 0) return current;
           return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
         },
