@@ -128,6 +128,10 @@ describe('durability', { timeout: 120_000 }, () => {
     for (let round = 0; round < ROUNDS; round++) {
       let sequence = 0;
       let stopped = false;
+      // The kill comes at a random moment after the round's first acknowledged update, so that a
+      // slow first answer (a loaded machine) cannot leave a round with nothing to check.
+      let firstAcknowledged!: () => void;
+      const acknowledging = new Promise<void>((resolve) => (firstAcknowledged = resolve));
       const workers = users.map(async (owned, worker) => {
         while (!stopped) {
           const user_id = owned[sequence % owned.length]!;
@@ -137,6 +141,7 @@ describe('durability', { timeout: 120_000 }, () => {
             const answer = await post(service.url, 'update_user', { ...key, target_user: { user_id, organization: value } });
             if (answer.status !== 200) throw new Error(`update answered ${answer.status}`);
             acknowledged.set(user_id, value);
+            firstAcknowledged();
             answered.set(user_id, (answered.get(user_id) ?? 0) + 1);
             inFlight.delete(user_id);
           } catch {
@@ -144,6 +149,11 @@ describe('durability', { timeout: 120_000 }, () => {
           }
         }
       });
+      const waited = await Promise.race([
+        acknowledging.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000).unref()),
+      ]);
+      assert.ok(waited, `round ${round}: no update was acknowledged within 20 s`);
       await new Promise((resolve) => setTimeout(resolve, 150 + Math.floor(Math.random() * 450)));
       await service.stop('SIGKILL');
       stopped = true;
