@@ -18,6 +18,7 @@ import { crossOriginAccess } from './http/cors.js';
 import { documentationHandlers } from './http/documentation.js';
 import { entityTag, expectedVersions } from './http/entity-tags.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { DEFAULT_IDEMPOTENCY_KEY_HOURS, idempotencyClaimOf, IdempotentRequests } from './http/idempotency.js';
 import type { RefusalAnswer } from './http/lifecycle.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
@@ -50,6 +51,8 @@ export interface AppParts {
   corsOrigins?: readonly string[];
   /** Counts and times requests by operation, when metrics are on (METRICS_PORT). */
   metrics?: ServiceMetrics;
+  /** How long an Idempotency-Key and its answer are kept (IDEMPOTENCY_KEY_HOURS); a day by default. */
+  idempotencyKeyMs?: number;
 }
 
 /** Answers hold user records: no caching anywhere, and no content sniffing. */
@@ -86,6 +89,7 @@ export function createApp({
   trustProxy = false,
   corsOrigins = [],
   metrics,
+  idempotencyKeyMs = DEFAULT_IDEMPOTENCY_KEY_HOURS * 3_600_000,
 }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -111,8 +115,10 @@ export function createApp({
   );
   // One throttle of failed credential checks, whichever protocol a client speaks.
   const throttle = new AuthThrottle(authThrottle);
+  // One record of the requests sent with an Idempotency-Key, whichever protocol sent them.
+  const idempotent = new IdempotentRequests({ store, keptForMs: idempotencyKeyMs });
   // 2. SCIM under /scim/v2, with its own contract, routes and error answers (scim/routes.ts).
-  mountScim(app, { store, handlers: scimHandlers, throttle, validation: scimValidation });
+  mountScim(app, { store, handlers: scimHandlers, throttle, idempotent, validation: scimValidation });
   // 3. The contract: every request, and every response when asked.
   app.use(validation);
   // 4. One route per operation of the contract, behind its permission.
@@ -129,6 +135,7 @@ export function createApp({
               requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null,
               protocol: 'workspace',
               ...(key ? { permissions: key.permissions } : {}),
+              ...idempotencyClaimOf(res),
             },
             sight: sightOf(key?.permissions ?? []),
             get log() {
@@ -155,6 +162,7 @@ export function createApp({
       operation.path,
       refuseUndeclaredQuery(operation),
       authenticate(operation.permission, store, throttle, 'workspace'),
+      idempotent.for(served.idempotencyKey),
       routeOf(served),
     );
   }

@@ -2,6 +2,7 @@
  * Keeps the audit trail to AUDIT_RETENTION_DAYS: in the background, now and
  * then, it deletes the oldest events past that age in small batches, yielding
  * between batches, so that pruning a large backlog never holds up a request.
+ * The same pass deletes the Idempotency-Keys past their time (IDEMPOTENCY_KEY_HOURS).
  * Several instances on one PostgreSQL database may all prune: a batch deletes
  * what is still there.
  */
@@ -44,6 +45,8 @@ export function startAuditRetention(
         await nextTurn();
       }
       if (pruned > 0) logger.info({ pruned, before }, 'audit events past AUDIT_RETENTION_DAYS deleted');
+      // Expired keys are ignored already; deleting them only keeps the table small.
+      while ((await store.idempotency.prune(now().toISOString(), batch)) === batch) await nextTurn();
       return pruned;
     })().finally(() => (running = undefined));
     return running;

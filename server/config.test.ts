@@ -18,6 +18,7 @@ describe('settings from the environment', () => {
       auditRetentionDays: 365,
       eventRetentionDays: 30,
       passwordHistory: 5,
+      idempotencyKeyMs: 86_400_000,
       webhooks: {
         retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
         allowPrivate: false,

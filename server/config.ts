@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
 import { DEFAULT_PASSWORD_HISTORY } from './directory/users.js';
+import { DEFAULT_IDEMPOTENCY_KEY_HOURS } from './http/idempotency.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
 import { present } from '../lib/present.js';
 
@@ -37,6 +38,8 @@ export interface Config {
   eventRetentionDays: number;
   /** How many of a user's latest passwords a new one may not repeat (PASSWORD_HISTORY; 0: none). */
   passwordHistory: number;
+  /** How long an Idempotency-Key and its answer are kept (IDEMPOTENCY_KEY_HOURS), in milliseconds. */
+  idempotencyKeyMs: number;
   webhooks: {
     /** The waits after each failed delivery, in milliseconds (webhooks/retry-schedule.ts). */
     retrySchedule: number[];
@@ -225,6 +228,7 @@ const serviceSchema = sampleSchema.extend({
   AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500, 365),
   EVENT_RETENTION_DAYS: wholeNumber(1, 36_500, 30),
   PASSWORD_HISTORY: wholeNumber(0, 24, DEFAULT_PASSWORD_HISTORY),
+  IDEMPOTENCY_KEY_HOURS: wholeNumber(1, 720, DEFAULT_IDEMPOTENCY_KEY_HOURS),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE: flag,
   WEBHOOK_DISABLE_AFTER_DAYS: wholeNumber(1, 365, 5),
@@ -300,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
     eventRetentionDays: settings.EVENT_RETENTION_DAYS,
     passwordHistory: settings.PASSWORD_HISTORY,
+    idempotencyKeyMs: settings.IDEMPOTENCY_KEY_HOURS * 3_600_000,
     webhooks: {
       retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
       allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE,

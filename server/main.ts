@@ -103,6 +103,7 @@ async function main(): Promise<void> {
     authThrottle: config.authThrottle,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
+    idempotencyKeyMs: config.idempotencyKeyMs,
     ...(metrics ? { metrics } : {}),
   });
   current = app;

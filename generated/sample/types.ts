@@ -97,7 +97,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };

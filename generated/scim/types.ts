@@ -260,14 +260,14 @@ export interface components {
          *     `invalidPath`, `noTarget`, `mutability`, `uniqueness`, `tooMany`), otherwise this
          *     service's own (`invalidCredentials`, `permissionDenied`, `notFound`, `versionMismatch`,
          *     `methodNotAllowed`, `tooLarge`, `unsupportedMediaType`, `rateLimited`, `unavailable`,
-         *     `internalError`).
+         *     `internalError`, `idempotencyKeyInUse`, `idempotencyKeyReused`, `idempotencyAnswerNotKept`).
          */
         Error: {
             schemas: "urn:ietf:params:scim:api:messages:2.0:Error"[];
             /** @description The HTTP status, as a string (as RFC 7644 has it). */
             status: string;
             /** @enum {string} */
-            scimType: "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue" | "invalidCredentials" | "permissionDenied" | "notFound" | "versionMismatch" | "methodNotAllowed" | "tooLarge" | "unsupportedMediaType" | "rateLimited" | "unavailable" | "internalError";
+            scimType: "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue" | "invalidCredentials" | "permissionDenied" | "notFound" | "versionMismatch" | "methodNotAllowed" | "tooLarge" | "unsupportedMediaType" | "rateLimited" | "unavailable" | "internalError" | "idempotencyKeyInUse" | "idempotencyKeyReused" | "idempotencyAnswerNotKept";
             /** @description What went wrong, for people. Never a secret, a stack trace or a value sent as a password. */
             detail: string;
         };
@@ -659,7 +659,11 @@ export interface components {
                 "application/scim+json": components["schemas"]["Error"];
             };
         };
-        /** @description A unique attribute is taken: a `userName` or a group's `displayName` another resource has, or a change the system group refuses. */
+        /**
+         * @description A unique attribute is taken: a `userName` or a group's `displayName` another resource has, or a change the system group refuses.
+         *     Under an `Idempotency-Key`, also: the request with the key is still running
+         *     (`idempotencyKeyInUse`), or made its change but its answer is not kept (`idempotencyAnswerNotKept`).
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -711,6 +715,28 @@ export interface components {
                  *       "status": "415",
                  *       "scimType": "unsupportedMediaType",
                  *       "detail": "Request body must be application/json in UTF-8"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The `Idempotency-Key` was sent before with another request. Nothing was changed; use a new
+         *     key for a new change.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "422",
+                 *       "scimType": "idempotencyKeyReused",
+                 *       "detail": "This Idempotency-Key was sent with another request; use a new key for a new request"
                  *     }
                  */
                 "application/scim+json": components["schemas"]["Error"];
@@ -780,6 +806,17 @@ export interface components {
          */
         ExcludedAttributes: string;
         /**
+         * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+         *     gets the first answer again (status, body, `ETag`, `Location`) with
+         *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+         *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+         *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+         *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+         *     it are served as before.
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+        /**
          * @description The resource's `id`.
          * @example 0b8f4e2a4c1d4f6e9a3b5c7d9e1f2a3b
          */
@@ -802,6 +839,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `true` on an answer given again to a retry with the same `Idempotency-Key`; absent on every first answer. */
+        IdempotentReplayed: "true";
         /**
          * @description The resource's version (as its `meta.version`): send it back in `If-Match` to change the
          *     resource only if nobody has changed it since.
@@ -1140,7 +1179,19 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1196,6 +1247,7 @@ export interface operations {
             /** @description The created user. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -1210,6 +1262,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1264,6 +1317,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1341,6 +1405,7 @@ export interface operations {
             /** @description The user as replaced. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1356,6 +1421,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1365,6 +1431,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1395,6 +1472,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1403,7 +1481,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1413,6 +1493,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1476,6 +1567,7 @@ export interface operations {
             /** @description The user as changed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1491,6 +1583,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1563,7 +1656,19 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1605,6 +1710,7 @@ export interface operations {
             /** @description The created group. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -1619,6 +1725,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1673,6 +1780,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1736,6 +1854,7 @@ export interface operations {
             /** @description The group as replaced. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1751,6 +1870,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1760,6 +1880,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1790,6 +1921,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1800,6 +1932,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1820,6 +1953,17 @@ export interface operations {
                 excludedAttributes?: components["parameters"]["ExcludedAttributes"];
             };
             header?: {
+                /**
+                 * @description Makes the request safe to retry, as on the workspace API: the same key with the same body
+                 *     gets the first answer again (status, body, `ETag`, `Location`) with
+                 *     `Idempotent-Replayed: true`, and changes nothing; with another body, `422`; while the
+                 *     first still runs, `409`. Keys are the token's own and kept for 24 hours
+                 *     (`IDEMPOTENCY_KEY_HOURS`); a `400` or a `5xx` is not kept. SCIM does not define the header
+                 *     (the IETF draft "The Idempotency-Key HTTP Header Field" does): providers that do not send
+                 *     it are served as before.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the resource is still at a version named here: entity tags as
                  *     `ETag` gives them (`W/"7"` or `"7"`), separated by commas, or `*`. A resource changed
@@ -1891,6 +2035,7 @@ export interface operations {
             /** @description The group as changed, showing what `attributes` or `excludedAttributes` select. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -1914,6 +2059,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -740,7 +740,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections";
+            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -1783,8 +1783,25 @@ export interface components {
                 "application/problem+json": components["schemas"]["Error"];
             };
         };
-        /** @description Another user already has this username (compared after trimming and lower-casing). */
+        /**
+         * @description Another user already has this username (compared after trimming and lower-casing).
+         *     Under an `Idempotency-Key`, also: the request with the key is still running
+         *     (`idempotency_key_in_use`), or made its change but its answer is not kept (`idempotency_answer_not_kept`).
+         */
         UsernameTaken: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The `Idempotency-Key` was sent before with another request (another operation or another
+         *     body). Nothing was changed. Use a new key for a new change.
+         */
+        IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1798,6 +1815,22 @@ export interface components {
          *     Nothing was changed; read the user again (its `ETag` is the current version) and decide.
          */
         VersionMismatch: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request with this `Idempotency-Key` is still running (`idempotency_key_in_use`): retry
+         *     after a moment, with the same key, for its answer. Or it made its change but its answer is
+         *     not kept (`idempotency_answer_not_kept`): the answer showed a secret, which is shown only
+         *     once, or the service stopped before it could keep it. The change is in place; read the
+         *     record instead of retrying.
+         */
+        IdempotencyKeyConflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1831,7 +1864,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Error"];
             };
         };
-        /** @description Another group has this name. */
+        /**
+         * @description Another group has this name.
+         *     Under an `Idempotency-Key`, also: the request with the key is still running
+         *     (`idempotency_key_in_use`), or made its change but its answer is not kept (`idempotency_answer_not_kept`).
+         */
         GroupNameTaken: {
             headers: {
                 [name: string]: unknown;
@@ -1906,6 +1943,22 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+         *     means to make, and sends it again with every retry of that change. The first request with
+         *     the key is carried out; a retry with the same key and the same body gets the first
+         *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+         *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+         *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+         *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+         *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+         *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+         *     not kept either, since a secret is shown once: its retry is `409`
+         *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+         *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+        /**
          * @description Makes the change only if the user is still at a version named here: one or more entity
          *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
          *     SCIM clients send it), separated by commas, or `*` for any version. A user changed since
@@ -1936,6 +1989,11 @@ export interface components {
          * @example W/"7"
          */
         ETag: string;
+        /**
+         * @description `true` on an answer given again to a retry with the same `Idempotency-Key`: the first
+         *     request's status and body, its change made once. Absent on every first answer.
+         */
+        IdempotentReplayed: "true";
         /**
          * @description The page's entity tag: a digest of the page, which changes only when the service is
          *     built again, and the coding it was sent in (`-br`, `-gzip`; none when plain). Send it
@@ -2101,7 +2159,24 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2114,6 +2189,7 @@ export interface operations {
             /** @description The new user. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -2127,6 +2203,7 @@ export interface operations {
             409: components["responses"]["UsernameTaken"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2136,6 +2213,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the user is still at a version named here: one or more entity
                  *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
@@ -2157,6 +2250,7 @@ export interface operations {
             /** @description The user as it is after the update. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -2172,6 +2266,7 @@ export interface operations {
             412: components["responses"]["VersionMismatch"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2181,6 +2276,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description Makes the change only if the user is still at a version named here: one or more entity
                  *     tags as the `ETag` header gives them (`W/"7"`, or `"7"`; the weak prefix is ignored, as
@@ -2202,6 +2313,7 @@ export interface operations {
             /** @description The user is gone. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,9 +2324,11 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             412: components["responses"]["VersionMismatch"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2255,7 +2369,24 @@ export interface operations {
     addUserGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2268,6 +2399,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,7 +2410,7 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserOrGroupNotFound"];
-            /** @description The user is already a member of the group. */
+            /** @description The user is already a member of the group; or the request with this `Idempotency-Key` is still running, or made its change without keeping its answer (see the Idempotency-Key parameter). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2290,6 +2422,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2298,7 +2431,24 @@ export interface operations {
     removeUserGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2311,6 +2461,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2321,7 +2472,7 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserOrGroupNotFound"];
-            /** @description The user is not a member of the group, or the group is a system group and the key lacks `groups_modify_system`. */
+            /** @description The user is not a member of the group, or the group is a system group and the key lacks `groups_modify_system`; or the request with this `Idempotency-Key` is still running, or made its change without keeping its answer (see the Idempotency-Key parameter). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,6 +2484,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2374,7 +2526,24 @@ export interface operations {
     updateUserAttributes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2387,6 +2556,7 @@ export interface operations {
             /** @description The user's attributes, as changed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2397,8 +2567,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2407,7 +2579,24 @@ export interface operations {
     logoutUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2420,6 +2609,7 @@ export interface operations {
             /** @description Done: sessions started before now are no longer valid. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2430,8 +2620,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["UserNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2440,7 +2632,24 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2453,6 +2662,7 @@ export interface operations {
             /** @description The group created. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2675,7 @@ export interface operations {
             409: components["responses"]["GroupNameTaken"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2473,7 +2684,24 @@ export interface operations {
     updateGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2486,6 +2714,7 @@ export interface operations {
             /** @description The group, as changed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,7 +2734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Error"];
                 };
             };
-            /** @description The new name belongs to another group, or the group is a system group, whose name cannot change. */
+            /** @description The new name belongs to another group, or the group is a system group, whose name cannot change; or the request with this `Idempotency-Key` is still running, or made its change without keeping its answer (see the Idempotency-Key parameter). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,6 +2746,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2525,7 +2755,24 @@ export interface operations {
     deleteGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2538,6 +2785,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,7 +2805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Error"];
                 };
             };
-            /** @description The group is a system group, which cannot be deleted. */
+            /** @description The group is a system group, which cannot be deleted; or the request with this `Idempotency-Key` is still running, or made its change without keeping its answer (see the Idempotency-Key parameter). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2569,6 +2817,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2642,7 +2891,24 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2655,6 +2921,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2664,8 +2931,10 @@ export interface operations {
             400: components["responses"]["InvalidWebhookRequest"];
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2706,7 +2975,24 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2719,6 +3005,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,8 +3016,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2739,7 +3028,24 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2752,6 +3058,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,8 +3069,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2772,7 +3081,24 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2785,6 +3111,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,8 +3122,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2838,7 +3167,24 @@ export interface operations {
     redeliverWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2851,6 +3197,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2861,8 +3208,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2871,7 +3220,24 @@ export interface operations {
     pingWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2884,6 +3250,7 @@ export interface operations {
             /** @description Done. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2894,8 +3261,10 @@ export interface operations {
             401: components["responses"]["InvalidCredentials"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -5,6 +5,7 @@
  */
 import type { components, operations } from '../../generated/workspace/types.js';
 import { type OpenApiDocument, readContract, resolveReference } from './document.js';
+import { idempotencyKeyUse, type IdempotencyKeyUse } from './idempotency-key.js';
 
 export type OperationId = keyof operations;
 export type Permission = components['schemas']['Permission'];
@@ -26,6 +27,8 @@ export interface ContractOperation {
   exclusiveFields: string[];
   /** The JSON request body's schema, resolved; undefined when the operation takes no body. */
   requestSchema: OpenApiDocument | undefined;
+  /** Whether it takes an Idempotency-Key, and keeps its answer for the retries (idempotency-key.ts). */
+  idempotencyKey: IdempotencyKeyUse;
 }
 
 /** The bundled workspace contract itself, as served at /openapi.json. */
@@ -81,5 +84,6 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(WORKSPACE
           .map((parameter) => parameter.name),
         exclusiveFields: exclusiveFields(operation),
         requestSchema: resolve(operation.requestBody?.content['application/json']?.schema),
+        idempotencyKey: idempotencyKeyUse(WORKSPACE_DOCUMENT, operation),
       })),
 );

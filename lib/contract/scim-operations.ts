@@ -5,6 +5,7 @@
  */
 import type { operations } from '../../generated/scim/types.js';
 import { type OpenApiDocument, readContract, resolveReference } from './document.js';
+import { idempotencyKeyUse, type IdempotencyKeyUse } from './idempotency-key.js';
 import { PERMISSIONS, type Permission, type RequiredPermission } from './operations.js';
 
 export const SCIM_DOCUMENT: Readonly<OpenApiDocument> = readContract('scim');
@@ -22,6 +23,8 @@ export interface ScimOperation {
   permission: Exclude<RequiredPermission, 'none'>;
   /** The query parameters the operation declares, by name. */
   queryParameters: string[];
+  /** Whether it takes an Idempotency-Key, and keeps its answer for the retries (idempotency-key.ts). */
+  idempotencyKey: IdempotencyKeyUse;
 }
 
 function permissionOf(operationId: string, value: unknown): ScimOperation['permission'] {
@@ -45,6 +48,7 @@ export const SCIM_OPERATIONS: readonly ScimOperation[] = Object.entries(SCIM_DOC
           .map((parameter) => resolveReference(SCIM_DOCUMENT, parameter)!)
           .filter((parameter) => parameter.in === 'query')
           .map((parameter) => parameter.name as string),
+        idempotencyKey: idempotencyKeyUse(SCIM_DOCUMENT, operation as OpenApiDocument),
       })),
 );
 

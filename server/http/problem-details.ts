@@ -52,6 +52,9 @@ export const PROBLEM_TYPES: Record<ErrorCode, { status: number; title: string }>
   not_ready: { status: 503, title: 'Not ready' },
   request_timeout: { status: 408, title: 'Request timeout' },
   too_many_connections: { status: 503, title: 'Too many connections' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  idempotency_answer_not_kept: { status: 409, title: 'Idempotent answer not kept' },
 };
 
 /** Where and when a problem happened: what its `type` and `instance` are made of. */

@@ -76,6 +76,9 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   not_ready: 'unavailable',
   request_timeout: 'unavailable',
   too_many_connections: 'unavailable',
+  idempotency_key_in_use: 'idempotencyKeyInUse',
+  idempotency_key_reused: 'idempotencyKeyReused',
+  idempotency_answer_not_kept: 'idempotencyAnswerNotKept',
 };
 
 /** A ServiceError of the shared rules as a SCIM failure; a bearer token is named beside Basic on a 401. */

@@ -6,6 +6,7 @@
  */
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import { authenticate } from '../http/authenticate.js';
+import { idempotencyClaimOf, type IdempotentRequests } from '../http/idempotency.js';
 import { entityTag, writeConditions } from '../http/entity-tags.js';
 import { undeclaredQuery } from '../http/query-guard.js';
 import { sendJson } from '../http/send-json.js';
@@ -39,6 +40,8 @@ export interface ScimParts {
   throttle: AuthThrottle;
   /** The SCIM contract's checks: scimContractValidation() (contract.ts). */
   validation: (RequestHandler | ErrorRequestHandler)[];
+  /** The requests sent with an Idempotency-Key, shared with the workspace API. */
+  idempotent: IdempotentRequests;
 }
 
 /** The query's parameters as text (the validator has made numbers of the integer ones); a repeated one is left out. */
@@ -70,6 +73,7 @@ function route(handler: ScimHandler): RequestHandler {
         requestId: (res.getHeader('X-Request-Id') as string | undefined) ?? null,
         protocol: 'scim',
         permissions: key.permissions,
+        ...idempotencyClaimOf(res),
       },
       base: `${req.protocol}://${req.get('host') ?? 'localhost'}${SCIM_BASE_PATH}`,
       expectedVersions: writeConditions(req.get('If-Match'), req.get('If-None-Match')),
@@ -84,7 +88,7 @@ function route(handler: ScimHandler): RequestHandler {
 }
 
 /** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
-export function mountScim(app: Express, { store, handlers, throttle, validation }: ScimParts): void {
+export function mountScim(app: Express, { store, handlers, throttle, idempotent, validation }: ScimParts): void {
   // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract reads them.
   app.use(SCIM_BASE_PATH, canonicalAttributeNames);
   app.use(validation);
@@ -93,6 +97,7 @@ export function mountScim(app: Express, { store, handlers, throttle, validation 
       operation.route,
       refuseUndeclaredScimQuery(operation.queryParameters),
       authenticate(operation.permission, store, throttle, 'scim'),
+      idempotent.for(operation.idempotencyKey),
       route(handlers[operation.operationId]),
     );
   }

@@ -20,6 +20,7 @@ import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DatabaseTraits, Db } from './database-traits.js';
 import { EVENT_TYPE_OF, operationsOf, resourceTypeOf } from './event-types.js';
+import { recordClaim } from './idempotency-repository.js';
 import { queryTemplate } from './query-template.js';
 import type {
   AuditEvent,
@@ -30,6 +31,7 @@ import type {
   ChangeEvent,
   FeedPage,
   FeedQuery,
+  IdempotencyClaim,
   PlacedChangeEvent,
 } from './records.js';
 import type { AuditRepository } from './repositories.js';
@@ -114,17 +116,28 @@ export class AuditWriter implements AuditTrail {
     );
   }
 
-  /** Takes the sequencer for the transaction (PostgreSQL), once. */
-  async #sequence(db: Db): Promise<void> {
+  /** The Idempotency-Keys each transaction recorded already (SQLite's commit group holds several requests' changes). */
+  readonly #claimed = new WeakMap<Db, WeakSet<IdempotencyClaim>>();
+
+  /**
+   * Takes the sequencer for the transaction (PostgreSQL), once; and records, once, the
+   * Idempotency-Key the change was asked under, so that the key names the change only if it commits.
+   */
+  async #sequence(db: Db, by: ChangeAuthor): Promise<void> {
     if (this.traits.kind === 'postgres' && !this.#sequenced.has(db)) {
       await sql`select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`.execute(db);
       this.#sequenced.add(db);
+    }
+    const claim = by.idempotency;
+    if (claim && !this.#claimed.get(db)?.has(claim)) {
+      await recordClaim(db, claim);
+      this.#claimed.set(db, (this.#claimed.get(db) ?? new WeakSet()).add(claim));
     }
   }
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
-    await this.#sequence(db);
+    await this.#sequence(db, by);
     const values = [
       uuidv7(),
       new Date().toISOString(),
@@ -149,7 +162,7 @@ export class AuditWriter implements AuditTrail {
    */
   async recordAll(db: Db, by: ChangeAuthor, changes: readonly ChangeRecord[]): Promise<void> {
     if (changes.length <= 1) return changes[0] && this.record(db, by, changes[0]);
-    await this.#sequence(db);
+    await this.#sequence(db, by);
     // SQLite numbers them after the last event itself; a subquery per row would be read once for the whole statement.
     let last =
       this.traits.kind === 'postgres'

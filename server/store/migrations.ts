@@ -382,6 +382,26 @@ export const MIGRATIONS: Record<string, Migration> = {
         select user_id, password_hash, coalesce(password_set_date, created) from users where password_hash is not null`.execute(db);
     },
   },
+  '0015_idempotency_keys': {
+    // The requests a client sent with an Idempotency-Key, per API key, kept to answer their
+    // retries: the row is written in the transaction of the change the request made, and the
+    // answer (status, headers, body) is added to it once the answer is known (server/http/idempotency.ts).
+    async up(db: AnyDatabase) {
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('api_key', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('created', 'text', (c) => c.notNull())
+        .addColumn('expires', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('answer', 'text')
+        .addPrimaryKeyConstraint('idempotency_keys_pkey', ['api_key', 'idempotency_key'])
+        .execute();
+      await db.schema.createIndex('idempotency_keys_expires_idx').on('idempotency_keys').column('expires').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

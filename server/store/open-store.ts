@@ -13,6 +13,7 @@ import type { DatabaseTraits } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
+import { KyselyIdempotencyRepository } from './idempotency-repository.js';
 import { migrateToLatest } from './migrations.js';
 import type { Store } from './repositories.js';
 import type { Database } from './schema.js';
@@ -81,6 +82,7 @@ export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, 
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
     audit: new KyselyAuditRepository(db),
     webhooks: new KyselyWebhookRepository(db, traits, audit),
+    idempotency: new KyselyIdempotencyRepository(db),
     stats,
     unreadyBecause: (withinMs) => unreadyBecause(db, condition, withinMs),
     close: () => db.destroy(),

@@ -288,6 +288,50 @@ export interface ChangeAuthor {
   protocol: 'workspace' | 'scim' | null;
   /** What the key that made the change may do (the directory's rules read it); absent for the admin command and the service. */
   permissions?: readonly Permission[];
+  /** The Idempotency-Key the request came with: recorded in the change's own transaction. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** A request that came with an Idempotency-Key, as its change records it. */
+export interface IdempotencyClaim {
+  /** The API key that sent it. */
+  apiKey: string;
+  key: string;
+  fingerprint: string;
+  /** A token of the request's own (a UUID): the row is this request's, and no other request may make a change under it. */
+  holder: string;
+  created: string;
+  expires: string;
+}
+
+/** An answer as kept for a key's retries. */
+export interface KeptAnswer {
+  status: number;
+  /** The headers that describe the answer (its media type, ETag, Location). */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An answer known but not kept (it showed a secret): only its status is. */
+export interface WithheldAnswer {
+  status: number;
+  withheld: true;
+}
+
+/** What is kept of a request sent with an Idempotency-Key; `answer` is absent until it is known. */
+export interface IdempotentRequest {
+  fingerprint: string;
+  holder: string;
+  created: string;
+  answer?: KeptAnswer | WithheldAnswer;
+}
+
+/** Thrown when another request holds the Idempotency-Key a change was made under: the change is undone. */
+export class IdempotencyKeyHeldError extends Error {
+  constructor() {
+    super('another request holds the idempotency key');
+    this.name = 'IdempotencyKeyHeldError';
+  }
 }
 
 /** Changes made with `npm run admin`. */

@@ -39,6 +39,10 @@ import type {
   GroupSearch,
   GroupSearchResult,
   StoredGroup,
+  IdempotencyClaim,
+  IdempotentRequest,
+  KeptAnswer,
+  WithheldAnswer,
 } from './records.js';
 
 export interface UserRepository {
@@ -196,6 +200,18 @@ export interface StoreStats {
   pool?: { total: number; idle: number; waiting: number };
 }
 
+/** Requests sent with an Idempotency-Key and their answers (idempotency-repository.ts). */
+export interface IdempotencyRepository {
+  /** What is kept of the key's request, unless it has expired by `now`. */
+  find(apiKey: string, key: string, now: string): Promise<IdempotentRequest | undefined>;
+  /** Keeps the request's answer (or, withheld, its status); a key another request holds is left as it is. */
+  keep(claim: IdempotencyClaim, answer: KeptAnswer | WithheldAnswer): Promise<void>;
+  /** Forgets the key if it expired by `now`, so that a new request may take it. */
+  forgetExpired(apiKey: string, key: string, now: string): Promise<void>;
+  /** Deletes up to `limit` keys expired by `now`; resolves with how many. */
+  prune(now: string, limit: number): Promise<number>;
+}
+
 export interface Store {
   readonly users: UserRepository;
   readonly groups: GroupRepository;
@@ -203,6 +219,7 @@ export interface Store {
   readonly apiKeys: ApiKeyRepository;
   readonly audit: AuditRepository;
   readonly webhooks: WebhookRepository;
+  readonly idempotency: IdempotencyRepository;
   /** How the database connection is doing, for metrics. */
   stats(): StoreStats;
   /**

@@ -17,6 +17,26 @@ export interface Database {
   webhook_dispatch: { id: number; position: number | string };
   user_attributes: UserAttributesTable;
   password_history: PasswordHistoryTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+/**
+ * A request sent with an Idempotency-Key (migration 0015): written in the transaction of the
+ * change it made, its answer added once known; gone once `expires` has passed.
+ */
+export interface IdempotencyKeysTable {
+  /** The API key that sent it: a key is its sender's alone. */
+  api_key: string;
+  idempotency_key: string;
+  /** The request it was sent with (idempotency.ts, fingerprintOf), hex. */
+  fingerprint: string;
+  /** A token of the request that holds it, its own: no other request may make a change under the key. */
+  holder: string;
+  created: string;
+  expires: string;
+  /** The answer's status and, as JSON, its headers and body; null until the answer is known. */
+  status: number | null;
+  answer: string | null;
 }
 
 /** The hashes of a user's latest passwords, the current one included (migration 0014), so that one is not set again. */

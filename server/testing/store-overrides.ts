@@ -4,6 +4,7 @@ import type {
   AttributesRepository,
   AuditRepository,
   GroupRepository,
+  IdempotencyRepository,
   Store,
   UserRepository,
   WebhookRepository,
@@ -16,6 +17,7 @@ export interface StoreOverrides {
   apiKeys?: Partial<ApiKeyRepository>;
   audit?: Partial<AuditRepository>;
   webhooks?: Partial<WebhookRepository>;
+  idempotency?: Partial<IdempotencyRepository>;
   unreadyBecause?: Store['unreadyBecause'];
 }
 
@@ -39,6 +41,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
     audit: overridden(store.audit, overrides.audit),
     webhooks: overridden(store.webhooks, overrides.webhooks),
+    idempotency: overridden(store.idempotency, overrides.idempotency),
     unreadyBecause: overrides.unreadyBecause ?? ((withinMs) => store.unreadyBecause(withinMs)),
     stats: () => store.stats(),
     close: () => store.close(),

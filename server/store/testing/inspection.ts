@@ -37,6 +37,7 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   webhook_attempts: ['delivery_id', 'attempt'],
   webhook_dispatch: ['id'],
   password_history: ['user_id', 'set_at'],
+  idempotency_keys: ['api_key', 'idempotency_key'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {
