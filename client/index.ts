@@ -17,7 +17,7 @@ import type { Credentials } from '../lib/contract/credentials.js';
 import { WorkspaceCallError } from './call-error.js';
 import { eachEventFrom, type EachEventOptions, type ChangeEvent } from './each-event.js';
 import { pause } from './pause.js';
-import { nextWait, type RetryOptions, retryPolicy } from './retry.js';
+import { CREATES, nextWait, type RetryOptions, retryPolicy } from './retry.js';
 export { WorkspaceCallError } from './call-error.js';
 export { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';
 export { EACH_EVENT_WAIT_SECONDS, type ChangeEvent, type EachEventOptions } from './each-event.js';
@@ -95,16 +95,22 @@ export interface CallOptions {
 type HeaderParameters<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
 
 /**
- * The options of one operation: those of every call, and `ifMatch` where the operation takes
+ * The options of one operation: those of every call; `ifMatch` where the operation takes
  * `If-Match` (updateUser, deleteUser): the change is made only if the user is still at that
- * version (an `etag` a call answered), else it fails with 412 `version_mismatch`.
+ * version (an `etag` a call answered), else it fails with 412 `version_mismatch`; and
+ * `idempotencyKey` where it takes an `Idempotency-Key` (every change): the key to send with
+ * every attempt, so that the service makes the change once however often it arrives
+ * (docs/api.md, "Retries"). A create gets a new random key for each call unless one is given;
+ * give your own to make a call retried across processes (a job run again) the same change.
  */
 export type CallOptionsOf<Op extends keyof operations> = CallOptions &
   ([HeaderParameters<Op>] extends [never]
     ? unknown
-    : 'If-Match' extends keyof HeaderParameters<Op>
-      ? { ifMatch?: string | undefined }
-      : unknown);
+    : ('If-Match' extends keyof HeaderParameters<Op> ? { ifMatch?: string | undefined } : unknown) &
+        ('Idempotency-Key' extends keyof HeaderParameters<Op> ? { idempotencyKey?: string | undefined } : unknown));
+
+/** What a call may be given, whatever its operation. */
+type AnyCallOptions = CallOptions & { ifMatch?: string | undefined; idempotencyKey?: string | undefined };
 
 /** The operations that take credentials (in their body, or by HTTP Basic): the public API. */
 export type OperationName = {
@@ -245,7 +251,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   async function call<Op extends OperationName>(
     operation: Op,
     params: Params<Op> | undefined,
-    callOptions: CallOptions & { ifMatch?: string | undefined } = {},
+    callOptions: AnyCallOptions = {},
   ): Promise<Result<Op>> {
     const api_key = params?.api_key ?? defaults.api_key;
     const api_key_secret = params?.api_key_secret ?? defaults.api_key_secret;
@@ -260,6 +266,8 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         etag: undefined,
       };
     }
+    // One key for every attempt of this call: the service makes a create once however often it arrives.
+    const idempotencyKey = callOptions.idempotencyKey ?? (CREATES.has(operation) ? globalThis.crypto.randomUUID() : undefined);
     const startedAt = Date.now();
     for (let attempts = 1; ; attempts++) {
       const remaining = startedAt + retry.deadlineMs - Date.now();
@@ -268,7 +276,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
         params,
         { api_key, api_key_secret },
         Math.max(1, Math.min(timeoutMs, remaining)),
-        callOptions,
+        { ...callOptions, idempotencyKey },
       );
       const answered = outcome.response?.headers;
       const result = {
@@ -284,10 +292,11 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
               answered: true,
               status: outcome.response.status,
               serviceError: typeof outcome.error === 'object' && 'code' in outcome.error,
+              code: outcome.error?.code,
               retryAfter: outcome.response.headers.get('retry-after'),
             }
           : { answered: false },
-        { attempts, startedAt, now: Date.now() },
+        { attempts, startedAt, now: Date.now(), idempotent: idempotencyKey !== undefined },
         retry,
       );
       // A refused origin is refused again on every try: only the service's settings change it.
@@ -302,14 +311,17 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     params: Params<Op> | undefined,
     { api_key, api_key_secret }: Credentials,
     withinMs: number,
-    callOptions: CallOptions & { ifMatch?: string | undefined },
+    callOptions: AnyCallOptions,
   ): Promise<{ data?: unknown; error?: ApiError | ClientFailure; response?: Response }> {
     const timeout = AbortSignal.timeout(withinMs);
     const signal = callOptions.signal ? AbortSignal.any([timeout, callOptions.signal]) : timeout;
     try {
       const send: Senders[Op] = senders[operation];
       const { api_key: _key, api_key_secret: _secret, ...fields } = params ?? {};
-      const condition: Record<string, string> = callOptions.ifMatch === undefined ? {} : { 'If-Match': callOptions.ifMatch };
+      const condition: Record<string, string> = {
+        ...(callOptions.ifMatch === undefined ? {} : { 'If-Match': callOptions.ifMatch }),
+        ...(callOptions.idempotencyKey === undefined ? {} : { 'Idempotency-Key': callOptions.idempotencyKey }),
+      };
       // The operation's own fields (Params<Op>: its body without credentials) with the credentials
       // in the body or not: its RequestBody, which a spread of a generic type cannot show the compiler.
       if (credentialsIn === 'body') {

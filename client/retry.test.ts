@@ -15,14 +15,26 @@ describe('when the SDK retries', () => {
     }
   });
 
-  it("retries a create only when the service itself said it did nothing (its 429 or 503), never after a dropped connection or a proxy's answer", () => {
-    for (const operation of ['createUser', 'createGroup'] as const) {
+  it("retries a create sent without a key only when the service itself said it did nothing (its 429 or 503), never after a dropped connection or a proxy's answer", () => {
+    for (const operation of ['createUser', 'createGroup', 'createWebhook'] as const) {
       assert.ok(mayRetry(operation, answered(429)));
       assert.ok(mayRetry(operation, answered(503)));
       assert.ok(!mayRetry(operation, dropped), 'the user may have been created');
       assert.ok(!mayRetry(operation, answered(503, false)), "a proxy's 503: not the service's word");
       assert.ok(!mayRetry(operation, answered(502)));
       assert.ok(!mayRetry(operation, answered(504)));
+    }
+  });
+
+  it('retries any call sent with an Idempotency-Key as it retries a read, and after 409 idempotency_key_in_use', () => {
+    for (const operation of ['createUser', 'createGroup', 'createWebhook', 'updateUser'] as const) {
+      assert.ok(mayRetry(operation, dropped, { idempotent: true }), `${operation} dropped`);
+      for (const status of [429, 502, 503, 504]) assert.ok(mayRetry(operation, answered(status, false), { idempotent: true }));
+      assert.ok(mayRetry(operation, { ...answered(409), code: 'idempotency_key_in_use' }, { idempotent: true }));
+      assert.ok(!mayRetry(operation, { ...answered(409), code: 'idempotency_key_in_use' }), 'without a key, a 409 is a refusal');
+      for (const code of ['username_taken', 'idempotency_answer_not_kept'])
+        assert.ok(!mayRetry(operation, { ...answered(409), code }, { idempotent: true }), code);
+      for (const status of [400, 422, 500]) assert.ok(!mayRetry(operation, answered(status), { idempotent: true }), `${status}`);
     }
   });
 

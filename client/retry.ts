@@ -5,12 +5,16 @@
  * 504, or no answer at all (a dropped connection, a timeout). An operation
  * that does the same thing however often it is sent (the reads, update_user,
  * delete_user, the membership changes, the key check …) is retried after any
- * of them. create_user and create_group are retried only after an answer the
- * service itself gave in the contract's error shape with 429 or 503 (the
- * throttle, a database that is away, too many connections): the service
- * stored nothing then. After a dropped connection or a proxy's 502 or 504 the
- * user may have been created, and a second attempt would make a second one or
- * a 409 that hides the first.
+ * of them. So is any call sent with an Idempotency-Key, which the SDK gives
+ * every create (create_user, create_group, create_webhook) unless told
+ * otherwise: the service makes the change once however often the call comes
+ * (docs/api.md, "Retries"), and a retry that arrives while the first attempt
+ * still runs (409 `idempotency_key_in_use`) is retried too. A create sent
+ * without a key is retried only after an answer the service itself gave in the
+ * contract's error shape with 429 or 503 (the throttle, a database that is
+ * away, too many connections): the service stored nothing then. After a
+ * dropped connection or a proxy's 502 or 504 the user may have been created,
+ * and a second attempt would make a second one or a 409 that hides the first.
  *
  * The wait is exponential backoff with full jitter (a random time up to
  * base × 2^retry, at most the cap), or what Retry-After asks when the answer
@@ -43,19 +47,20 @@ export function retryPolicy(options: RetryOptions | false | undefined): RetryPol
 
 type OperationId = keyof operations;
 
-/** Operations that must not be sent twice unless the service said it did nothing: each would make a second record. */
-const CREATES: ReadonlySet<OperationId> = new Set<OperationId>(['createUser', 'createGroup']);
+/** Operations that would make a second record if sent twice: without an Idempotency-Key, not sent twice unless the service said it did nothing. */
+export const CREATES: ReadonlySet<OperationId> = new Set<OperationId>(['createUser', 'createGroup', 'createWebhook']);
 
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 /** Statuses with which the service itself says it did nothing: the throttle, a database away, a full service. */
 const NOTHING_DONE_STATUSES = new Set([429, 503]);
 
-/** What came of one attempt, as far as retrying is concerned. */
-export type Attempt = { answered: false } | { answered: true; status: number; serviceError: boolean };
+/** What came of one attempt, as far as retrying is concerned; `code` is the service's error code, when it gave one. */
+export type Attempt = { answered: false } | { answered: true; status: number; serviceError: boolean; code?: string | undefined };
 
-/** Whether an attempt with this outcome may be followed by another. */
-export function mayRetry(operation: OperationId, attempt: Attempt): boolean {
-  if (!CREATES.has(operation)) return !attempt.answered || RETRIED_STATUSES.has(attempt.status);
+/** Whether an attempt with this outcome may be followed by another; `idempotent` when the call carries an Idempotency-Key. */
+export function mayRetry(operation: OperationId, attempt: Attempt, { idempotent = false }: { idempotent?: boolean } = {}): boolean {
+  if (idempotent && attempt.answered && attempt.status === 409 && attempt.code === 'idempotency_key_in_use') return true;
+  if (idempotent || !CREATES.has(operation)) return !attempt.answered || RETRIED_STATUSES.has(attempt.status);
   return attempt.answered && attempt.serviceError && NOTHING_DONE_STATUSES.has(attempt.status);
 }
 
@@ -81,11 +86,11 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
 export function nextWait(
   operation: OperationId,
   attempt: Attempt & { retryAfter?: string | null },
-  { attempts, startedAt, now }: { attempts: number; startedAt: number; now: number },
+  { attempts, startedAt, now, idempotent = false }: { attempts: number; startedAt: number; now: number; idempotent?: boolean },
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): number | undefined {
-  if (attempts > policy.retries || !mayRetry(operation, attempt)) return undefined;
+  if (attempts > policy.retries || !mayRetry(operation, attempt, { idempotent })) return undefined;
   const asked = attempt.answered ? retryAfterMs(attempt.retryAfter, now) : undefined;
   if (asked !== undefined && asked > policy.maxDelayMs) return undefined;
   const wait = asked ?? backoffMs(attempts, policy, random);

@@ -30,6 +30,9 @@ export async function shapesTheCompilerRefuses(): Promise<void> {
 
   // @ts-expect-error only updateUser and deleteUser take If-Match
   await sdk.getGroups({}, { ifMatch: 'W/"1"' });
+
+  // @ts-expect-error a read takes no Idempotency-Key: it changes nothing
+  await sdk.getUser({ target_user: { user_id: 'a'.repeat(32) } }, { idempotencyKey: 'k' });
 }
 
 export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
@@ -39,6 +42,7 @@ export async function shapesTheCompilerAccepts(): Promise<string | undefined> {
   const names: string[] = user.groups.map((group) => group.name ?? group.group_id);
   await createWorkspaceClient({ baseUrl: 'http://127.0.0.1:8080' }).getGroups();
   const read = await sdk.getUser({ target_user: { user_id: user.user_id } });
-  await sdk.deleteUser({ target_user: { user_id: user.user_id } }, { ifMatch: read.etag });
+  await sdk.deleteUser({ target_user: { user_id: user.user_id } }, { ifMatch: read.etag, idempotencyKey: 'job-42-delete' });
+  await sdk.createGroup({ target_group: { name: 'Staff' } }, { idempotencyKey: 'job-42-staff' });
   return `${user.username} ${names.join(',')}`;
 }

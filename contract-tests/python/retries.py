@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from workspace_user_api import ApiError, Call, NewUser, Retry, TransportError, UserRef, WorkspaceClient
+from workspace_user_api import ApiError, Call, NewUser, Retry, UserRef, WorkspaceClient
 
 Reply = Callable[[http.server.BaseHTTPRequestHandler], None]
 USER = {
@@ -60,12 +60,15 @@ def drop(handler: http.server.BaseHTTPRequestHandler) -> None:
 
 script: list[Reply] = []
 arrived: list[float] = []
+# The Idempotency-Key each request came with.
+keys: list[str | None] = []
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
         arrived.append(time.monotonic())
+        keys.append(self.headers.get("Idempotency-Key"))
         (script.pop(0) if script else answer(500, {"error_message": "unscripted", "code": "internal_error"}))(self)
 
     def log_message(self, format: str, *args: object) -> None:
@@ -80,6 +83,7 @@ BASE_URL = f"http://127.0.0.1:{server.server_address[1]}"
 def answering(*replies: Reply) -> None:
     script[:] = list(replies)
     arrived.clear()
+    keys.clear()
 
 
 def client(retry: Retry | None = Retry()) -> WorkspaceClient:
@@ -107,13 +111,48 @@ except ApiError as error:
     assert (error.code, error.attempts, error.request_id) == ("invalid_request", 1, "request-400"), error
 assert len(arrived) == 1
 
-# create_user is not retried after a dropped connection: the user may exist.
-answering(drop, answer(200, {"user": USER}))
+# create_user is retried after a dropped connection under the same Idempotency-Key: the service,
+# which made the user with the first attempt, answers the second with the first answer.
+made: set[str] = set()
+
+
+def service(handler: http.server.BaseHTTPRequestHandler) -> None:
+    key = handler.headers.get("Idempotency-Key") or ""
+    replayed = key in made
+    made.add(key)
+    if not replayed:
+        return drop(handler)
+    answer(200, {"user": USER}, {"Idempotent-Replayed": "true"})(handler)
+
+
+answering(service, service)
+created = client(Retry(base_delay=0.01)).create_user(target_user=NewUser(username="ada@example.com"))
+assert created.user.user_id == USER["user_id"] and created.call is not None and created.call.attempts == 2, created.call
+assert len(made) == 1 and keys[0] == keys[1] and len(keys[0] or "") == 36, keys
+
+# Each create call has a key of its own; a key given is sent; a read has none; a retry
+# that arrives while the first attempt still runs (409 idempotency_key_in_use) is tried again.
+answering(
+    answer(200, {"user": USER}),
+    answer(409, {"error_message": "still running", "code": "idempotency_key_in_use"}),
+    answer(200, {"user": USER}),
+    answer(200, {"user": USER}),
+    answer(200, {"user": USER}),
+)
+client().create_user(target_user={"username": "ada@example.com"})
+assert client(Retry(base_delay=0.01)).create_user(target_user={"username": "ada@example.com"}).call.attempts == 2  # type: ignore[union-attr]
+client().update_user(target_user={"user_id": "a" * 32, "first_name": "Ada"}, idempotency_key="job-42-update")
+client().get_user(target_user={"user_id": "a" * 32})
+assert keys[0] != keys[1] and keys[1] == keys[2], keys
+assert keys[3:] == ["job-42-update", None], keys
+
+# A refusal under a key is not retried.
+answering(answer(409, {"error_message": "taken", "code": "username_taken"}), answer(200, {"user": USER}))
 try:
     client().create_user(target_user=NewUser(username="ada@example.com"))
-    raise AssertionError("the dropped connection was not raised")
-except TransportError as failure:
-    assert failure.attempts == 1, failure.attempts
+    raise AssertionError("the 409 was not raised")
+except ApiError as error:
+    assert (error.code, error.attempts) == ("username_taken", 1), error
 assert len(arrived) == 1
 
 # The deadline stops retries: a second wait of a second would end past it.

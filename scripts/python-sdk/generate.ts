@@ -240,12 +240,12 @@ function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema 
 const takesModel = (type: PythonType) =>
   type.kind === 'class' || (type.kind === 'union' && type.members.every((member) => member.kind === 'class'));
 
-/** Whether an operation takes the `If-Match` header (its parameter, by reference or inline). */
-function takesIfMatch(document: OpenApiDocument, operation: Operation): boolean {
+/** Whether an operation takes the header `name` (its parameter, by reference or inline): `If-Match`, `Idempotency-Key`. */
+function takesHeader(document: OpenApiDocument, operation: Operation, name: string): boolean {
   const parameters = (operation.schema.parameters ?? []) as Schema[];
   return parameters.some((parameter) => {
     const resolved = parameter.$ref ? (document.components as Schema).parameters?.[parameter.$ref.split('/').at(-1)] : parameter;
-    return resolved?.in === 'header' && resolved?.name === 'If-Match';
+    return resolved?.in === 'header' && resolved?.name === name;
   });
 }
 
@@ -261,12 +261,14 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   if (!mediaType.endsWith('json')) throw new Error(`${operation.id}: the client reads JSON answers only, not ${mediaType}`);
   const answerType = pythonType(document, media.schema ?? {});
   const returns = isEmptyObject(answer) && answer?.additionalProperties === false ? 'Call' : annotation(answerType);
-  const conditional = takesIfMatch(document, operation);
+  const conditional = takesHeader(document, operation, 'If-Match');
+  const keyed = takesHeader(document, operation, 'Idempotency-Key');
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
     (field) =>
       `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : ' | None = None'}`,
   );
   if (conditional) parameters.push('if_match: str | None = None');
+  if (keyed) parameters.push('idempotency_key: str | None = None');
   const sent = (field: { name: string; type: PythonType }) =>
     takesModel(field.type) ? `_encode.as_json(${field.name})` : encode(field.type, field.name);
   const signature = `    def ${name}(self${parameters.length ? `, *, ${parameters.join(', ')}` : ''}) -> ${returns}:`;
@@ -278,6 +280,11 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   if (conditional) {
     doc.push(
       `:param if_match: Make the change only if the user is still at this version (an answer's \`\`call.etag\`\`); ApiError 412 \`\`version_mismatch\`\` if not.`,
+    );
+  }
+  if (keyed) {
+    doc.push(
+      `:param idempotency_key: Sent as \`\`Idempotency-Key\`\` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.`,
     );
   }
   doc.push(
@@ -299,7 +306,7 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
     }
     body = 'body';
   }
-  const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}${conditional ? ', if_match=if_match' : ''}`;
+  const request = `${JSON.stringify(operation.method)}, ${JSON.stringify(operation.path)}, ${body}, credentials=${credentials ? 'True' : 'False'}${conditional ? ', if_match=if_match' : ''}${keyed ? ', idempotency_key=idempotency_key' : ''}`;
   if (returns === 'Call') lines.push(`        return self._call_json(${request})[1]`);
   else if (answerType.kind === 'class') lines.push(`        return self._call_model(${answerType.name}.from_json, ${request})`);
   else lines.push(`        return ${decode(answerType, `self._call_json(${request})[0]`, name)}`);

@@ -7,8 +7,11 @@ reaches the service, whose answer names every rule it broke.
 
 A call is tried again after 429, 502, 503, 504 or no answer, as the TypeScript
 SDK does (docs/sdks.md): an operation that does the same thing however often
-it arrives after any of those; ``create_user`` and ``create_group`` only after
-the service's own 429 or 503, when it stored nothing. The wait is what
+it arrives after any of those, and so is any call sent with an Idempotency-Key,
+which every create (``create_user``, ``create_group``, ``create_webhook``) gets
+unless given one: the service makes the change once however often it arrives
+(docs/api.md, "Retries"), and a retry that comes while the first attempt still
+runs (409 ``idempotency_key_in_use``) is tried again. The wait is what
 Retry-After asks, or else exponential backoff with full jitter; a Retry-After
 past the cap or the deadline ends the retries.
 """
@@ -22,6 +25,7 @@ import os
 import random
 import socket
 import time
+import uuid
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -37,8 +41,8 @@ CredentialsIn = Literal["body", "basic", "headers"]
 _RETRIED_STATUSES = frozenset({429, 502, 503, 504})
 # Statuses with which the service itself says it did nothing: the throttle, a database away, a full service.
 _NOTHING_DONE_STATUSES = frozenset({429, 503})
-# Operations that would make a second record if sent twice.
-_CREATES = frozenset({"/api/public/create_user", "/api/public/create_group"})
+# Operations that would make a second record if sent twice: each call is sent with an Idempotency-Key of its own.
+_CREATES = frozenset({"/api/public/create_user", "/api/public/create_group", "/api/public/create_webhook"})
 
 
 @dataclass(frozen=True)
@@ -148,20 +152,33 @@ class BaseClient:
         *,
         credentials: bool,
         if_match: str | None = None,
+        idempotency_key: str | None = None,
     ) -> _Answer:
         """Sends one request and reads its answer into a model that carries how it came."""
-        data, call = self._call_json(method, path, body, credentials=credentials, if_match=if_match)
+        data, call = self._call_json(method, path, body, credentials=credentials, if_match=if_match, idempotency_key=idempotency_key)
         answer = read(data)
         answer.call = call
         return answer
 
     def _call_json(
-        self, method: str, path: str, body: dict[str, Any] | None, *, credentials: bool, if_match: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        credentials: bool,
+        if_match: str | None = None,
+        idempotency_key: str | None = None,
     ) -> tuple[Any, Call]:
         """Sends one request and returns the answer's JSON and how it came; raises ApiError for an error status."""
         headers = {"Accept": "application/json"}
         if if_match is not None:
             headers["If-Match"] = if_match
+        # One key for every attempt of this call: the service makes a create once however often it arrives.
+        if idempotency_key is None and path in _CREATES:
+            idempotency_key = str(uuid.uuid4())
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
         data: bytes | None = None
         if body is not None:
             if credentials and self.credentials_in == "body":
@@ -200,15 +217,18 @@ class BaseClient:
                 error = _api_error(answer)
                 error.attempts = attempts
                 asked = _retry_after(answer.headers.get("Retry-After") if answer.headers else None)
-                may = answer.code in _RETRIED_STATUSES and (
-                    path not in _CREATES or (answer.code in _NOTHING_DONE_STATUSES and error.body is not None)
+                idempotent = "Idempotency-Key" in headers
+                still_running = answer.code == 409 and error.body is not None and error.body.code == "idempotency_key_in_use"
+                may = (idempotent and still_running) or (
+                    answer.code in _RETRIED_STATUSES
+                    and (idempotent or path not in _CREATES or (answer.code in _NOTHING_DONE_STATUSES and error.body is not None))
                 )
                 wait = self._next_wait(attempts, started, may, asked)
                 if wait is None:
                     raise error from None
             except (urllib.error.URLError, socket.timeout, ConnectionError) as failure:
                 reason = getattr(failure, "reason", failure)
-                wait = self._next_wait(attempts, started, path not in _CREATES, None)
+                wait = self._next_wait(attempts, started, "Idempotency-Key" in headers or path not in _CREATES, None)
                 if wait is None:
                     raise TransportError(f"{method} {self.base_url}{path}: {reason}", attempts=attempts) from None
             time.sleep(wait)

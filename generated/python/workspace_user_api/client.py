@@ -86,21 +86,22 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return self._call_model(UserResponse.from_json, "POST", "/api/public/get_user", body, credentials=True)
 
-    def create_user(self, *, target_user: NewUser | Mapping[str, Any]) -> UserResponse:
+    def create_user(self, *, target_user: NewUser | Mapping[str, Any], idempotency_key: str | None = None) -> UserResponse:
         """Create a user.
 
         Creates a user in the "All Users" group. A password, when given, must meet the policy;
         a user created without one cannot sign in until one is set.
 
         :param target_user: The user to create.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/create_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return self._call_model(UserResponse.from_json, "POST", "/api/public/create_user", body, credentials=True)
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/create_user", body, credentials=True, idempotency_key=idempotency_key)
 
-    def update_user(self, *, target_user: UserUpdate | Mapping[str, Any], if_match: str | None = None) -> UserResponse:
+    def update_user(self, *, target_user: UserUpdate | Mapping[str, Any], if_match: str | None = None, idempotency_key: str | None = None) -> UserResponse:
         """Update a user.
 
         Changes the fields present in `target_user` and keeps the others, all at once or not at
@@ -110,14 +111,15 @@ class WorkspaceClient(BaseClient):
 
         :param target_user: The user to update, by identifier, and the fields to change.
         :param if_match: Make the change only if the user is still at this version (an answer's ``call.etag``); ApiError 412 ``version_mismatch`` if not.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/update_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return self._call_model(UserResponse.from_json, "POST", "/api/public/update_user", body, credentials=True, if_match=if_match)
+        return self._call_model(UserResponse.from_json, "POST", "/api/public/update_user", body, credentials=True, if_match=if_match, idempotency_key=idempotency_key)
 
-    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None, if_match: str | None = None) -> Call:
+    def delete_user(self, *, target_user: UserRef | Mapping[str, Any], force: bool | None = None, if_match: str | None = None, idempotency_key: str | None = None) -> Call:
         """Delete a user.
 
         Deletes the user and their group memberships.
@@ -125,6 +127,7 @@ class WorkspaceClient(BaseClient):
         :param target_user: The user to delete.
         :param force: Accepted for compatibility with Kasm clients, where it also ends the user's running sessions. This service holds no sessions, so a delete never needs forcing.
         :param if_match: Make the change only if the user is still at this version (an answer's ``call.etag``); ApiError 412 ``version_mismatch`` if not.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/delete_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
@@ -132,7 +135,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         if force is not None:
             body["force"] = force
-        return self._call_json("POST", "/api/public/delete_user", body, credentials=True, if_match=if_match)[1]
+        return self._call_json("POST", "/api/public/delete_user", body, credentials=True, if_match=if_match, idempotency_key=idempotency_key)[1]
 
     def get_groups(self) -> GroupList:
         """List groups.
@@ -145,21 +148,22 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return self._call_model(GroupList.from_json, "POST", "/api/public/get_groups", body, credentials=True)
 
-    def add_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> Call:
+    def add_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any], idempotency_key: str | None = None) -> Call:
         """Add a user to a group.
 
         Makes the user a member of the group.
 
         :param target_user: The user to add to the group or to take out of it.
         :param target_group: The group.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/add_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
-        return self._call_json("POST", "/api/public/add_user_group", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/add_user_group", body, credentials=True, idempotency_key=idempotency_key)[1]
 
-    def remove_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any]) -> Call:
+    def remove_user_group(self, *, target_user: UserRef | Mapping[str, Any], target_group: GroupRef | Mapping[str, Any], idempotency_key: str | None = None) -> Call:
         """Remove a user from a group.
 
         Ends the user's membership of the group. A system group such as "All Users" can be
@@ -169,12 +173,13 @@ class WorkspaceClient(BaseClient):
 
         :param target_user: The user to add to the group or to take out of it.
         :param target_group: The group.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/remove_user_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user), "target_group": _encode.as_json(target_group)}
-        return self._call_json("POST", "/api/public/remove_user_group", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/remove_user_group", body, credentials=True, idempotency_key=idempotency_key)[1]
 
     def get_attributes(self, *, target_user: UserRef | Mapping[str, Any]) -> UserAttributesResponse:
         """Get a user's attributes.
@@ -191,7 +196,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
         return self._call_model(UserAttributesResponse.from_json, "POST", "/api/public/get_attributes", body, credentials=True)
 
-    def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate | Mapping[str, Any]) -> UserAttributesResponse:
+    def update_user_attributes(self, *, target_user_attributes: UserAttributesUpdate | Mapping[str, Any], idempotency_key: str | None = None) -> UserAttributesResponse:
         """Update a user's attributes.
 
         Changes the fields present in `target_user_attributes`, all at once or none, and
@@ -201,14 +206,15 @@ class WorkspaceClient(BaseClient):
         field). Audited as `updateUserAttributes`, naming the fields changed, never their values.
 
         :param target_user_attributes: The user, by identifier, and the attributes to change; those left out or null keep their values.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/update_user_attributes``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user_attributes": _encode.as_json(target_user_attributes)}
-        return self._call_model(UserAttributesResponse.from_json, "POST", "/api/public/update_user_attributes", body, credentials=True)
+        return self._call_model(UserAttributesResponse.from_json, "POST", "/api/public/update_user_attributes", body, credentials=True, idempotency_key=idempotency_key)
 
-    def logout_user(self, *, target_user: UserRef | Mapping[str, Any]) -> Call:
+    def logout_user(self, *, target_user: UserRef | Mapping[str, Any], idempotency_key: str | None = None) -> Call:
         """Log a user out everywhere.
 
         Kasm's `logout_user`. This directory issues no sessions; it records, for the user, the
@@ -218,28 +224,30 @@ class WorkspaceClient(BaseClient):
         `logoutUser`.
 
         :param target_user: The user whose sessions end.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/logout_user``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_user": _encode.as_json(target_user)}
-        return self._call_json("POST", "/api/public/logout_user", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/logout_user", body, credentials=True, idempotency_key=idempotency_key)[1]
 
-    def create_group(self, *, target_group: NewGroup | Mapping[str, Any]) -> GroupResponse:
+    def create_group(self, *, target_group: NewGroup | Mapping[str, Any], idempotency_key: str | None = None) -> GroupResponse:
         """Create a group.
 
         Creates a group with no members. Its name must be free (`409 group_name_taken`).
         Audited as `createGroup`.
 
         :param target_group: The group to create.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/create_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        return self._call_model(GroupResponse.from_json, "POST", "/api/public/create_group", body, credentials=True)
+        return self._call_model(GroupResponse.from_json, "POST", "/api/public/create_group", body, credentials=True, idempotency_key=idempotency_key)
 
-    def update_group(self, *, target_group: GroupUpdate | Mapping[str, Any]) -> GroupResponse:
+    def update_group(self, *, target_group: GroupUpdate | Mapping[str, Any], idempotency_key: str | None = None) -> GroupResponse:
         """Update a group.
 
         Renames a group or changes its description or priority; the fields left out keep
@@ -247,14 +255,15 @@ class WorkspaceClient(BaseClient):
         `updateGroup`, naming the fields changed.
 
         :param target_group: The group, by identifier, and the fields to change.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/update_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        return self._call_model(GroupResponse.from_json, "POST", "/api/public/update_group", body, credentials=True)
+        return self._call_model(GroupResponse.from_json, "POST", "/api/public/update_group", body, credentials=True, idempotency_key=idempotency_key)
 
-    def delete_group(self, *, target_group: GroupRef | Mapping[str, Any]) -> Call:
+    def delete_group(self, *, target_group: GroupRef | Mapping[str, Any], idempotency_key: str | None = None) -> Call:
         """Delete a group.
 
         Deletes a group and every membership of it; its users stay, in their other groups. A
@@ -262,12 +271,13 @@ class WorkspaceClient(BaseClient):
         memberships never hold a group back. Audited as `deleteGroup`.
 
         :param target_group: The group to delete.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/delete_group``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
-        return self._call_json("POST", "/api/public/delete_group", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/delete_group", body, credentials=True, idempotency_key=idempotency_key)[1]
 
     def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.
@@ -326,18 +336,19 @@ class WorkspaceClient(BaseClient):
             body["wait_seconds"] = wait_seconds
         return self._call_model(EventPage.from_json, "POST", "/api/public/get_events", body, credentials=True)
 
-    def create_webhook(self, *, target_webhook: NewWebhook | Mapping[str, Any]) -> WebhookSecretResponse:
+    def create_webhook(self, *, target_webhook: NewWebhook | Mapping[str, Any], idempotency_key: str | None = None) -> WebhookSecretResponse:
         """Make a webhook.
 
         Makes a webhook: every change event it takes (`event_types`) is POSTed to its `url`, signed as Standard Webhooks 1.0 says, retried on the specification's schedule until it succeeds (docs/events.md). Answers with its signing secret, shown only this once. The address must be public (`invalid_webhook_url` otherwise). Told as `webhook.created`.
 
         :param target_webhook: The webhook to make.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/create_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
-        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/create_webhook", body, credentials=True)
+        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/create_webhook", body, credentials=True, idempotency_key=idempotency_key)
 
     def get_webhooks(self) -> WebhookList:
         """List the webhooks.
@@ -350,44 +361,47 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return self._call_model(WebhookList.from_json, "POST", "/api/public/get_webhooks", body, credentials=True)
 
-    def update_webhook(self, *, target_webhook: WebhookUpdate | Mapping[str, Any]) -> WebhookResponse:
+    def update_webhook(self, *, target_webhook: WebhookUpdate | Mapping[str, Any], idempotency_key: str | None = None) -> WebhookResponse:
         """Change a webhook.
 
         Changes what is given of a webhook: its address, the events it takes, its description, whether it is enabled. Enabling a disabled webhook clears why it was disabled. Told as `webhook.updated` (or `webhook.disabled`).
 
         :param target_webhook: The webhook to change, and what changes.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/update_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
-        return self._call_model(WebhookResponse.from_json, "POST", "/api/public/update_webhook", body, credentials=True)
+        return self._call_model(WebhookResponse.from_json, "POST", "/api/public/update_webhook", body, credentials=True, idempotency_key=idempotency_key)
 
-    def delete_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> Call:
+    def delete_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any], idempotency_key: str | None = None) -> Call:
         """Delete a webhook.
 
         Deletes a webhook and its deliveries still waiting; nothing more is sent to it. Told as `webhook.deleted`.
 
         :param target_webhook: The webhook to delete.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/delete_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         Returns how the answer came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
-        return self._call_json("POST", "/api/public/delete_webhook", body, credentials=True)[1]
+        return self._call_json("POST", "/api/public/delete_webhook", body, credentials=True, idempotency_key=idempotency_key)[1]
 
-    def rotate_webhook_secret(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> WebhookSecretResponse:
+    def rotate_webhook_secret(self, *, target_webhook: WebhookRef | Mapping[str, Any], idempotency_key: str | None = None) -> WebhookSecretResponse:
         """Rotate a webhook's secret.
 
         Gives the webhook a new signing secret, shown this once. For 24 hours the old secret signs beside it (two signatures in `webhook-signature`), so that the receiver can switch without losing a delivery. Told as `webhook.updated` with `changed: ["secret"]`.
 
         :param target_webhook: The webhook whose secret to replace.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/rotate_webhook_secret``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
-        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/rotate_webhook_secret", body, credentials=True)
+        return self._call_model(WebhookSecretResponse.from_json, "POST", "/api/public/rotate_webhook_secret", body, credentials=True, idempotency_key=idempotency_key)
 
     def get_webhook_deliveries(self, *, target_webhook: WebhookRef | Mapping[str, Any], limit: int | None = None) -> WebhookDeliveryPage:
         """List a webhook's deliveries.
@@ -405,7 +419,7 @@ class WorkspaceClient(BaseClient):
             body["limit"] = limit
         return self._call_model(WebhookDeliveryPage.from_json, "POST", "/api/public/get_webhook_deliveries", body, credentials=True)
 
-    def redeliver_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any], event_id: str | None = None, since: datetime | None = None) -> WebhookQueued:
+    def redeliver_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any], event_id: str | None = None, since: datetime | None = None, idempotency_key: str | None = None) -> WebhookQueued:
         """Deliver events again.
 
         Queues events to be delivered to the webhook again, with their own `webhook-id`s: one event (`event_id`), or every event it takes that was committed since a time (`since`), as far back as the change feed reaches.
@@ -413,6 +427,7 @@ class WorkspaceClient(BaseClient):
         :param target_webhook: The webhook to deliver to again.
         :param event_id: Deliver this event again (an `event_id` of the change feed).
         :param since: Deliver again every event it takes that was committed at or after this time.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/redeliver_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -422,20 +437,21 @@ class WorkspaceClient(BaseClient):
             body["event_id"] = event_id
         if since is not None:
             body["since"] = since.isoformat()
-        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/redeliver_webhook", body, credentials=True)
+        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/redeliver_webhook", body, credentials=True, idempotency_key=idempotency_key)
 
-    def ping_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any]) -> WebhookQueued:
+    def ping_webhook(self, *, target_webhook: WebhookRef | Mapping[str, Any], idempotency_key: str | None = None) -> WebhookQueued:
         """Ping a webhook.
 
         Queues a `webhook.ping` delivery to the webhook, signed as any other, to check its receiver; its outcome is in `get_webhook_deliveries`.
 
         :param target_webhook: The webhook to send a `webhook.ping` to.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
 
         ``POST /api/public/ping_webhook``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
         """
         body: dict[str, Any] = {"target_webhook": _encode.as_json(target_webhook)}
-        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/ping_webhook", body, credentials=True)
+        return self._call_model(WebhookQueued.from_json, "POST", "/api/public/ping_webhook", body, credentials=True, idempotency_key=idempotency_key)
 
     def get_health(self) -> Health:
         """Liveness.
