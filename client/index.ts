@@ -271,13 +271,10 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     const startedAt = Date.now();
     for (let attempts = 1; ; attempts++) {
       const remaining = startedAt + retry.deadlineMs - Date.now();
-      const outcome = await attempt(
-        operation,
-        params,
-        { api_key, api_key_secret },
-        Math.max(1, Math.min(timeoutMs, remaining)),
-        { ...callOptions, idempotencyKey },
-      );
+      const outcome = await attempt(operation, params, { api_key, api_key_secret }, Math.max(1, Math.min(timeoutMs, remaining)), {
+        ...callOptions,
+        idempotencyKey,
+      });
       const answered = outcome.response?.headers;
       const result = {
         ...outcome,

@@ -64,8 +64,7 @@ describe('Idempotency-Key', () => {
     });
   const createUser = (name: string, key: string | undefined, extra: Record<string, unknown> = {}) =>
     post('create_user', { ...service.admin, target_user: { username: name, ...extra } }, key);
-  const usersNamed = async (name: string) =>
-    (await service.inspection.rows('users')).filter((row) => row.username === name).length;
+  const usersNamed = async (name: string) => (await service.inspection.rows('users')).filter((row) => row.username === name).length;
   const withoutRequestId = (answer: Answer) => ({ status: answer.status, body: answer.body, etag: answer.headers.get('etag') });
 
   it('replays the first answer to a retry (status, body, version), and makes the user once', async () => {

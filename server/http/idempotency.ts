@@ -181,7 +181,10 @@ export class IdempotentRequests {
   async #keep(claim: IdempotencyClaim, answer: KeptAnswer, withheld: boolean, log: Logger): Promise<void> {
     if (!isKept(answer.status)) return;
     try {
-      await this.options.store.idempotency.keep(claim, withheld && answer.status < 300 ? { status: answer.status, withheld: true } : answer);
+      await this.options.store.idempotency.keep(
+        claim,
+        withheld && answer.status < 300 ? { status: answer.status, withheld: true } : answer,
+      );
     } catch (error) {
       // The change stands and its answer goes out; a retry is told that the answer is not kept.
       log.warn({ err: error }, 'the answer to a request with an Idempotency-Key could not be kept');

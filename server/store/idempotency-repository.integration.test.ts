@@ -37,8 +37,7 @@ describe(`IdempotencyRepository (${TEST_STORE})`, () => {
   });
   after(() => opened.close());
 
-  const rowsOf = async (key: string) =>
-    (await opened.inspection.rows('idempotency_keys')).filter((row) => row.idempotency_key === key);
+  const rowsOf = async (key: string) => (await opened.inspection.rows('idempotency_keys')).filter((row) => row.idempotency_key === key);
   let counter = 0;
   const newUser = () => newUserRecord({ username: `idempotent${++counter}@example.com` });
   const exists = async (username: string) => (await store.users.findByUsername(username)) !== undefined;
