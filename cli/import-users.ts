@@ -2,9 +2,16 @@
  * `workspace-users import <file.csv>`: creates one user per row. A bad row is
  * reported and skipped; it never stops the rows after it.
  *
+ * Each row is created under an Idempotency-Key derived from what it asks
+ * (docs/api.md, "Retries"), so that running an interrupted import again, within
+ * the keys' 24 hours, makes no user twice: the rows already created are answered
+ * as they were the first time, and counted apart. The key holds a digest of the
+ * row without its password, which the service stores and a digest must not reveal.
+ *
  * The header names the columns, in any order: username (required), first_name,
  * last_name, phone, organization, password, locked, disabled.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { parse } from 'csv-parse/sync';
@@ -24,7 +31,15 @@ export interface ImportFailure {
 export interface ImportSummary {
   rows: number;
   created: number;
+  /** Rows an earlier run of the same import created already (within the keys' 24 hours). */
+  alreadyCreated: number;
   failed: ImportFailure[];
+}
+
+/** The Idempotency-Key of a row's create: the same for the same row, whichever run sends it. */
+export function importKeyOf(targetUser: Record<string, unknown>): string {
+  const { password: _password, ...asked } = targetUser;
+  return `import-${createHash('sha256').update(JSON.stringify(asked)).digest('hex')}`;
 }
 
 function flag(value: string | undefined, column: string): boolean | undefined {
@@ -60,7 +75,7 @@ export async function importUsers(
   { progress }: { progress?: NodeJS.WritableStream | undefined },
 ): Promise<ImportSummary> {
   const rows = await readRows(file);
-  const summary: ImportSummary = { rows: rows.length, created: 0, failed: [] };
+  const summary: ImportSummary = { rows: rows.length, created: 0, alreadyCreated: 0, failed: [] };
   const bar = progress
     ? new SingleBar({ format: 'importing {bar} {value}/{total} rows | {failures} failed', stream: progress }, Presets.shades_classic)
     : undefined;
@@ -80,8 +95,9 @@ export async function importUsers(
         ...(flag(row.locked, 'locked') !== undefined ? { locked: flag(row.locked, 'locked') } : {}),
         ...(flag(row.disabled, 'disabled') !== undefined ? { disabled: flag(row.disabled, 'disabled') } : {}),
       };
-      const result = await client.createUser({ target_user });
+      const result = await client.createUser({ target_user }, { idempotencyKey: importKeyOf(target_user) });
       if (result.error) summary.failed.push({ line, username, error: describe(result.error) });
+      else if (result.response.headers.get('Idempotent-Replayed') === 'true') summary.alreadyCreated++;
       else summary.created++;
     } catch (error) {
       summary.failed.push({ line, username, error: (error as Error).message });

@@ -210,6 +210,17 @@ describe('the workspace-users CLI, in process against the service', () => {
     assert.match(summary.failed[1].error, /weak_password/);
     assert.equal((await service.store.users.findByUsername('cid@x.io'))?.record.locked, true, 'rows after a bad one are created');
 
+    // Run again, as after an interruption: the rows made before are not made twice, nor reported as taken.
+    const again = JSON.parse((await cli(['import', file, '--json'])).stdout);
+    assert.deepEqual([again.created, again.alreadyCreated, again.failed.length], [0, 2, 2]);
+    const ann = (await service.inspection.rows('users')).filter((row) => row.username === 'ann@x.io');
+    assert.equal(ann.length, 1);
+    const keyRows = await service.inspection.rows('idempotency_keys');
+    assert.ok(
+      keyRows.every((row) => !JSON.stringify(row).includes('Correct-Horse-42')),
+      'no password in what the service keeps of a key',
+    );
+
     const unknownColumn = join(directory, 'odd.csv');
     await writeFile(unknownColumn, 'username,role\nx@x.io,admin\n');
     const refused = await cli(['import', unknownColumn]);

@@ -10,12 +10,13 @@ export function addImportCommand(program: Command, { io, client, json }: Command
     .command('import')
     .description('create users from a CSV file (columns: username, first_name, last_name, phone, organization, password, locked, disabled)')
     .argument('<file.csv>', 'the CSV file, with a header row')
-    .option('--json', 'print JSON: the summary { rows, created, failed }')
+    .option('--json', 'print JSON: the summary { rows, created, alreadyCreated, failed }')
     .action(async (file: string, options: { json?: boolean }) => {
       const summary = await importUsers(client(), file, { progress: io.stderr.isTTY && !options.json ? io.stderr : undefined });
       if (options.json) json(summary);
       else {
-        io.stdout.write(`created ${summary.created} of ${summary.rows} users\n`);
+        const earlier = summary.alreadyCreated > 0 ? ` (${summary.alreadyCreated} more by an earlier run of this import)` : '';
+        io.stdout.write(`created ${summary.created} of ${summary.rows} users${earlier}\n`);
         if (summary.failed.length > 0) {
           printTable(
             ['line', 'username', 'error'],

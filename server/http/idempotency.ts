@@ -10,7 +10,7 @@
  *   instances, cannot both make theirs. The answer is added once it is known, before it is sent.
  * - While a request runs, a retry is 409 `idempotency_key_in_use`, within this instance
  *   at once, from another once the change's transaction has recorded the key.
- * - The same key with another request (operation or body, credentials aside) is 422.
+ * - The same key with another request (operation or body, credentials and passwords aside) is 422.
  * - An answer refusing the request's input (400) or a failure (5xx) is not kept, so that
  *   the request can be sent again, corrected or later; nor is an answer showing a secret,
  *   which is shown once: its retries are 409 `idempotency_answer_not_kept`, as are those
@@ -54,19 +54,26 @@ export const idempotencyAnswerNotKept = () =>
 /** The key as sent: the draft's structured-field string (quoted) or, as most clients send it, bare. */
 const keyOf = (header: string) => (header.startsWith('"') && header.endsWith('"') && header.length >= 2 ? header.slice(1, -1) : header);
 
+/** A body as its fingerprint takes it: without the credentials a Kasm client sends in it, nor any password. */
+function withoutSecrets(value: unknown, top = true): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutSecrets(item, false));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([name]) => !(top && CREDENTIAL_FIELDS.includes(name)) && name.toLowerCase() !== 'password')
+      .map(([name, member]) => [name, withoutSecrets(member, false)]),
+  );
+}
+
 /**
  * What makes two requests the same request: the method, the path and the body, its members in
- * any order, without the credentials a Kasm client sends in it (a rotated secret is the same request).
+ * any order. The credentials are left out (a rotated secret is the same request), and so are
+ * passwords: the fingerprint is kept with the key, and a digest of a password is no place for it.
  */
 export function fingerprintOf(req: Pick<Request, 'method' | 'originalUrl' | 'body'>): string {
-  const body: unknown = req.body;
-  const withoutCredentials =
-    body !== null && typeof body === 'object' && !Array.isArray(body)
-      ? Object.fromEntries(Object.entries(body).filter(([name]) => !CREDENTIAL_FIELDS.includes(name)))
-      : body;
   const path = req.originalUrl.split('?')[0];
   return createHash('sha256')
-    .update(`${req.method} ${path}\n${stableStringify(withoutCredentials) ?? ''}`)
+    .update(`${req.method} ${path}\n${stableStringify(withoutSecrets(req.body)) ?? ''}`)
     .digest('hex');
 }
 
