@@ -34,6 +34,8 @@ interface OperationObject {
 
 /** Keywords OpenAPI adds to JSON Schema; annotations only. */
 const OPENAPI_KEYWORDS = ['discriminator', 'xml', 'externalDocs', 'example'];
+/** The contracts' own keywords in schemas: `x-shown-once` marks a secret an answer shows once (lib/contract/idempotency-key.ts). */
+const CONTRACT_KEYWORDS = ['x-shown-once'];
 
 const LOCAL_SCHEMA_REF = '#/components/schemas/';
 
@@ -51,7 +53,7 @@ class SchemaBook {
     addFormats(this.#ajv);
     // `format: password` is a UI hint in OpenAPI, not a constraint.
     this.#ajv.addFormat('password', true);
-    for (const keyword of OPENAPI_KEYWORDS) this.#ajv.addKeyword(keyword);
+    for (const keyword of [...OPENAPI_KEYWORDS, ...CONTRACT_KEYWORDS]) this.#ajv.addKeyword(keyword);
     // Refs in the bundle are document-local (#/components/schemas/…): register
     // the components as $defs of one schema and point every $ref there.
     this.#ajv.addSchema({ $id: id, $defs: this.#rebase(document.components.schemas) });

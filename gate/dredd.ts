@@ -177,9 +177,10 @@ async function runSuite<Id extends string>(target: GateTarget, suite: DreddSuite
             transaction.request.body = prepared.rawBody ?? JSON.stringify(prepared.body);
             transaction.request.headers['Content-Type'] = prepared.contentType ?? operation.requestMediaType;
           }
-          // Dredd sends the contract's example of every header parameter; a precondition is the recipe's to set.
+          // Dredd sends the contract's example of every header parameter; a precondition or a key is the recipe's to set.
           delete transaction.request.headers['If-Match'];
           delete transaction.request.headers['If-None-Match'];
+          delete transaction.request.headers['Idempotency-Key'];
           Object.assign(transaction.request.headers, prepared.headers);
         } catch (error) {
           if (error instanceof NotAvailable) {
@@ -211,7 +212,11 @@ async function runSuite<Id extends string>(target: GateTarget, suite: DreddSuite
         });
         if (violations.length > 0) transaction.fail = violations.join('; ');
       }
-      done();
+      // A request the recipe held open (409 idempotency_key_in_use) finishes now.
+      fixtures.settle().then(done, (error: unknown) => {
+        transaction.fail = `a held request failed: ${(error as Error).message}`;
+        done();
+      });
     });
   };
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../generated/workspace/types.js';
-import { postJson } from './http.js';
+import { type Answer, postJson, type RawRequest, send } from './http.js';
 import { type Credentials, scimToken } from '../lib/contract/credentials.js';
 import type { Fault, FaultSite, GateTarget } from './target.js';
 
@@ -38,6 +38,8 @@ export class Fixtures {
   #group: Group | undefined;
   #ownsGroup = false;
   #limitedKey: Credentials | undefined;
+  /** Requests held open in their handlers (sendHeld), released by settle(). */
+  readonly #held: { release: () => void; answer: Promise<Answer> }[] = [];
 
   constructor(target: GateTarget) {
     this.#target = target;
@@ -66,6 +68,36 @@ export class Fixtures {
     const answer = await postJson(this.#target.baseUrl, `/api/public/${operation}`, { ...this.admin, ...fields });
     if (answer.status !== 200) throw new Error(`fixture ${operation} failed: ${answer.status} ${answer.text.slice(0, 300)}`);
     return answer.body;
+  }
+
+  /** Sends a request as it is, to the target. */
+  request(raw: RawRequest): Promise<Answer> {
+    return send(this.#target.baseUrl, raw);
+  }
+
+  /** A new Idempotency-Key, the run's own. */
+  idempotencyKey(): string {
+    return `contract-gate-${this.#run}-${randomHex(8)}`;
+  }
+
+  /**
+   * Sends `raw` and holds it in the handler of `site` (a slow write, held open), resolving
+   * once it is held; settle() lets it finish. Only the gate's self-check can hold a request.
+   */
+  async sendHeld(site: FaultSite, raw: RawRequest): Promise<void> {
+    if (!this.#target.faults)
+      throw new NotAvailable("a request held open (409 idempotency_key_in_use) needs the gate's self-check (the app in process)");
+    const { arrived, release } = this.#target.faults.hold(site);
+    this.#held.push({ release, answer: this.request(raw) });
+    await arrived;
+  }
+
+  /** Lets every held request finish, and waits for their answers. */
+  async settle(): Promise<void> {
+    for (const held of this.#held.splice(0)) {
+      held.release();
+      await held.answer;
+    }
   }
 
   /** SCIM's Authorization header for a key: the admin's unless another is given. */

@@ -38,7 +38,7 @@ describe('the contract gate', { timeout: 600_000 }, () => {
       ['routes', 'dredd', 'fuzz', 'hostile', 'prism proxy', 'mock parity'],
     );
     assert.match(results[3]!.summary, /^(2[5-9]|[3-9]\d) hostile requests, 0 failures$/);
-    assert.match(results[1]!.summary, /^480 transactions \(266 workspace, 214 SCIM\), 480 passed, 0 failed, 0 not checked$/);
+    assert.match(results[1]!.summary, /^520 transactions \(291 workspace, 229 SCIM\), 520 passed, 0 failed, 0 not checked$/);
     // Each operation's tally of statuses, e.g. "getUser valid: 200×65 401×13 404×22", "SCIM patchUser invalid: 400×100".
     const tallies = results[2]!.details ?? [];
     assert.equal(tallies.length, (CONTRACT_OPERATIONS.length + SCIM_CONTRACT_OPERATIONS.length) * 2);
@@ -82,7 +82,7 @@ describe('the contract gate', { timeout: 600_000 }, () => {
       breakHandlers: (handlers) => ({
         ...handlers,
         async deleteUser() {
-          throw new ServiceError(422, 'invalid_request', 'Unprocessable');
+          throw new ServiceError(410, 'cursor_expired', 'Gone');
         },
       }),
     },
@@ -125,7 +125,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       // Every check, with a short fuzz: the full one runs against the app in process above.
       const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '5'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
-      assert.match(run.stdout, /ok {3}dredd: 480 transactions \(266 workspace, 214 SCIM\), 386 passed, 0 failed, 94 not checked/);
+      assert.match(run.stdout, /ok {3}dredd: 520 transactions \(291 workspace, 229 SCIM\), 418 passed, 0 failed, 102 not checked/);
       assert.match(run.stdout, /ok {3}fuzz: 54 operations, 540 requests \(270 valid, 270 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
       // At once again: its failed checks and its 429s locked nothing out.
@@ -154,7 +154,7 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /against its own deployment \(the compiled service on a temporary SQLite database, response validation on\)/);
     // Every declared status but the injected 500s and 503s (workspace 18 + 17, SCIM 23 + 18: a body operation is a transaction per media type), which only the self-check above reaches.
-    assert.match(run.stdout, /ok {3}dredd: 480 transactions \(266 workspace, 214 SCIM\), 386 passed, 0 failed, 94 not checked/);
+    assert.match(run.stdout, /ok {3}dredd: 520 transactions \(291 workspace, 229 SCIM\), 418 passed, 0 failed, 102 not checked/);
     assert.match(run.stdout, /ok {3}hostile: \d+ hostile requests, 0 failures/);
   });
 

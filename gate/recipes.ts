@@ -5,8 +5,9 @@
  */
 
 import type { OperationId } from '../lib/contract/operations.js';
-import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
+import { BODY_LIMIT_BYTES, OPERATIONS } from '../lib/contract/operations.js';
 import { Fixtures, randomHex } from './fixtures.js';
+import { expectReplay, spendKey, withKey, workspaceRequest } from './idempotency-recipes.js';
 
 export interface PreparedRequest {
   /** The path under the contract's base, with the fixtures' ids (`/Users/…`); the contract's example path when left out. */
@@ -128,6 +129,13 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   getOpenApiDocument: async () => ({}),
 };
 
+/** An operation that takes an Idempotency-Key: its path, and whether its answer is withheld from the retries (a secret's). */
+function keyed(operationId: OperationId): { path: string; withheld: boolean } {
+  const operation = OPERATIONS.find((candidate) => candidate.operationId === operationId);
+  if (!operation || operation.idempotencyKey === 'not-taken') throw new Error(`${operationId} takes no Idempotency-Key`);
+  return { path: operation.path, withheld: operation.idempotencyKey === 'answer-withheld' };
+}
+
 /** Statuses reached the same way for every operation that declares them. */
 function generic(operationId: OperationId, status: number, isGet: boolean): Recipe | undefined {
   switch (status) {
@@ -153,6 +161,28 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
       return async (f) => {
         const { credentials, headers } = await f.throttledClient();
         return { body: { ...wellFormed(operationId, f), ...credentials }, headers };
+      };
+    // Another request under the key: on the way, a retry under a key of its own must replay the first answer.
+    case 422:
+      return async (f) => {
+        const { path, withheld } = keyed(operationId);
+        const request = await SUCCESS[operationId]!(f);
+        const first = await expectReplay(f, workspaceRequest(path, request), withheld);
+        const made = (first.body as { user?: { user_id?: string } }).user?.user_id;
+        if (operationId === 'createUser' && made) f.track(made);
+        const key = f.idempotencyKey();
+        await spendKey(f, key);
+        return withKey(request, key);
+      };
+    // The 409 only a key brings: its first request still running, or its answer showing a secret, not kept.
+    case 409:
+      return async (f) => {
+        const { path, withheld } = keyed(operationId);
+        const key = f.idempotencyKey();
+        const request = withKey(await SUCCESS[operationId]!(f), key);
+        if (!withheld) await f.sendHeld(operationId, workspaceRequest(path, request));
+        else if ((await f.request(workspaceRequest(path, request))).status !== 200) throw new Error(`${operationId} failed under a new key`);
+        return request;
       };
     case 500:
       return async (f) => {

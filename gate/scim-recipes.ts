@@ -5,8 +5,10 @@
  * the same fixtures, since both protocols share one directory.
  */
 import { BODY_LIMIT_BYTES } from '../lib/contract/operations.js';
-import type { ScimOperationId } from '../lib/contract/scim-operations.js';
+import { SCIM_OPERATIONS, type ScimOperationId } from '../lib/contract/scim-operations.js';
 import { type Fixtures, randomHex } from './fixtures.js';
+import { expectReplay, scimRequest, spendKey, withKey } from './idempotency-recipes.js';
+import type { HttpMethod } from './contract-schemas.js';
 import type { PreparedRequest, Recipe } from './recipes.js';
 
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -194,6 +196,20 @@ const PARTICULAR: Partial<Record<`${ScimOperationId} ${number}`, ScimRecipe>> = 
   'deleteGroup 412': async (f) => ({ path: `/Groups/${(await f.apiGroup()).group_id}`, headers: STALE }),
 };
 
+/** The HTTP method of a SCIM operation. */
+function methodOf(operationId: ScimOperationId): HttpMethod {
+  const operation = SCIM_OPERATIONS.find((candidate) => candidate.operationId === operationId);
+  if (!operation) throw new Error(`no SCIM operation ${operationId}`);
+  return operation.method.toUpperCase() as HttpMethod;
+}
+
+/** The recipe of an operation's success (its 201, 200 or 204). */
+function successOf(operationId: ScimOperationId): ScimRecipe {
+  const success = PARTICULAR[`${operationId} 201`] ?? PARTICULAR[`${operationId} 200`] ?? PARTICULAR[`${operationId} 204`];
+  if (!success) throw new Error(`the gate has no success of SCIM's ${operationId}`);
+  return success;
+}
+
 /** Statuses reached the same way for every operation that declares them. */
 function generic(operationId: ScimOperationId, status: number): Recipe | undefined {
   switch (status) {
@@ -221,6 +237,24 @@ function generic(operationId: ScimOperationId, status: number): Recipe | undefin
       return async (f) => {
         const { credentials, headers } = await f.throttledClient();
         return { ...wellFormed(operationId, f), headers: { ...f.scimAuthorization(credentials), ...headers } };
+      };
+    // Another request under the key: on the way, a retry under a key of its own must replay the first answer.
+    case 422:
+      return async (f) => {
+        const request = asAdmin(f, await successOf(operationId)(f));
+        const first = await expectReplay(f, scimRequest(methodOf(operationId), request), false);
+        const made = (first.body as { id?: string }).id;
+        if (operationId === 'createUser' && made) f.track(made);
+        const key = f.idempotencyKey();
+        await spendKey(f, key);
+        return withKey(asAdmin(f, wellFormed(operationId, f)), key);
+      };
+    // The 409 only a key brings: its first request still running.
+    case 409:
+      return async (f) => {
+        const request = withKey(asAdmin(f, await successOf(operationId)(f)), f.idempotencyKey());
+        await f.sendHeld(`SCIM ${operationId}`, scimRequest(methodOf(operationId), request));
+        return request;
       };
     case 500:
     case 503:

@@ -38,9 +38,14 @@ export type Fault = 'internal' | 'unavailable';
 /** Where a fault is injected: a workspace operation, or a SCIM one (whose ids repeat some of the workspace's). */
 export type FaultSite = OperationId | `SCIM ${ScimOperationId}`;
 
-/** Makes the next call of one operation fail the way a broken database or a bug would. */
+/** Makes the next call of one operation fail the way a broken database or a bug would, or wait. */
 export interface FaultSwitch {
   arm(site: FaultSite, fault: Fault): void;
+  /**
+   * Holds the next call of one operation in its handler until released: a slow write, held
+   * open. `arrived` resolves once the call is held.
+   */
+  hold(site: FaultSite): { arrived: Promise<void>; release: () => void };
 }
 
 export interface GateTarget {

@@ -47,6 +47,23 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     if (hit) armed.delete(site);
     return hit;
   };
+  const holds = new Map<FaultSite, { arrive: () => void; released: Promise<void> }>();
+  const hold = (site: FaultSite) => {
+    let arrive = () => {};
+    let release = () => {};
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    holds.set(site, { arrive, released });
+    return { arrived, release };
+  };
+  /** Waits while `site`'s call is held, if one was asked for. */
+  const waitIfHeld = async (site: FaultSite) => {
+    const held = holds.get(site);
+    if (!held) return;
+    holds.delete(site);
+    held.arrive();
+    await held.released;
+  };
   /** Throws the armed fault of `site`, if any: a bug, or a database that does not answer. */
   const injectArmed = (site: FaultSite) => {
     if (take(site, 'internal')) throw new Error('injected fault: a bug in the handler');
@@ -68,6 +85,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     Object.entries(chosen).map(([operationId, handler]) => [
       operationId,
       async (body: never, context: never) => {
+        await waitIfHeld(operationId as JsonOperationId);
         // The readiness check's 503 comes from the store above, not from a thrown error.
         if (operationId !== 'getReadiness') injectArmed(operationId as JsonOperationId);
         else if (take('getReadiness', 'internal')) throw new Error('injected fault: a bug in the handler');
@@ -80,6 +98,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     Object.entries(createScimHandlers(faultyStore)).map(([operationId, handler]) => [
       operationId,
       async (request: ScimRequest) => {
+        await waitIfHeld(`SCIM ${operationId as ScimOperationId}`);
         injectArmed(`SCIM ${operationId as ScimOperationId}`);
         return handler(request);
       },
@@ -132,7 +151,7 @@ export async function startOwnTarget(options: OwnTargetOptions = {}): Promise<Ga
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     admin: await provisioner.createKey([...PERMISSIONS]),
     provisioner,
-    faults: { arm: (site, fault) => armed.set(site, fault) },
+    faults: { arm: (site, fault) => armed.set(site, fault), hold },
     trustsForwardedFor: true,
     routes: () => appRoutes(app),
     async snapshot() {
