@@ -39,6 +39,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
     await inspection.execute(sql`drop table username_reports`);
     await inspection.execute(sql`drop table password_history`);
+    await inspection.execute(sql`drop table idempotency_keys`);
     for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_dispatch', 'webhooks']) {
       await inspection.execute(sql`drop table ${sql.table(table)}`);
     }
