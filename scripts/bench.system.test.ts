@@ -19,6 +19,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         BENCH_DURATION_S: '1',
         BENCH_ROUND_S: '0.5',
         BENCH_DRAIN_EVENTS: '1000',
+        BENCH_LARGE_GROUP: '2000',
       });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /\(a\) baseline/);
@@ -46,6 +47,8 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'get_audit_events_p99_ms_one_connection',
         'scim_lookup_p99_ratio',
         'scim_deactivation_ratio',
+        'large_group_rename_healthz_ms',
+        'large_group_delete_healthz_ms',
         'every_user_gzip_mb',
         'every_user_br_mb',
         'cli_call_ms',

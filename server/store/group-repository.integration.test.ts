@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'scim2-parse-filter';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { MEMBERS_BUMPED_PER_STATEMENT } from './group-repository.js';
 import { NameTakenError, StaleVersionError, UnknownMembersError } from './records.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import type { Store } from './repositories.js';
@@ -187,6 +190,35 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
     assert.deepEqual([renamed.record.name, renamed.external_id], [`After ${groupId}`, 'ext-1']);
     assert.deepEqual(await groupNames(member.user_id), ['After ' + groupId, 'All Users'].sort());
     assert.notEqual((await store.users.findById(member.user_id))!.version, memberVersion);
+  });
+
+  it('moves the version of every member of a group too large for one statement, when it is renamed and when it is deleted', async () => {
+    const count = MEMBERS_BUMPED_PER_STATEMENT + 1;
+    const groupId = newGroupId();
+    await store.groups.create({ group_id: groupId, name: `Large ${groupId}` }, TEST_SETUP);
+    const bool = TEST_STORE === 'sqlite' ? sql`0` : sql`false`;
+    const now = new Date().toISOString();
+    const ids = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
+    for (let start = 0; start < count; start += 500) {
+      const slice = ids.slice(start, start + 500);
+      await opened.inspection.execute(
+        sql`insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, created) values ${sql.join(
+          slice.map((id) => sql`(${id}, ${`large-${id}@example.com`}, '', '', '', '', ${bool}, ${bool}, ${now})`),
+        )}`,
+      );
+      await opened.inspection.execute(
+        sql`insert into user_groups (user_id, group_id) values ${sql.join(slice.map((id) => sql`(${id}, ${groupId})`))}`,
+      );
+    }
+    const versions = async () =>
+      new Set(
+        (await opened.inspection.rows('users')).filter((row) => ids.includes(row.user_id as string)).map((row) => Number(row.version)),
+      );
+    assert.deepEqual(await versions(), new Set([1]));
+    await store.groups.amend(groupId, { name: `Larger ${groupId}`, addMembers: [], removeMembers: [] }, TEST_SETUP);
+    assert.deepEqual(await versions(), new Set([2]), "every member, the last batch's one included");
+    assert.equal(await store.groups.delete(groupId, TEST_SETUP), 'deleted');
+    assert.deepEqual(await versions(), new Set([3]));
   });
 
   it('keeps the system group whole through an amendment: no rename, nobody taken out unless the caller allows it', async () => {

@@ -1,4 +1,5 @@
 /** Groups and memberships on Kysely, for SQLite and PostgreSQL alike. */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ExpressionBuilder, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { groupNameKey } from '../username/group-name.js';
@@ -389,13 +390,38 @@ async function storedGroups(db: Db, rows: StoredRow[], withMembers = true): Prom
   }));
 }
 
-/** Moves the version of every member of a group. */
+/**
+ * Members whose versions one statement moves. A group may hold every user, and SQLite runs
+ * its statements on the event loop's thread: one statement over 100,000 members held it for
+ * a quarter of a second, so the members go in batches, the loop free between them.
+ */
+export const MEMBERS_BUMPED_PER_STATEMENT = 2_000;
+
+/** Moves the version of every member of a group (a rename or a deletion shows in each), a batch at a time. */
 async function bumpMembers(db: Db, groupId: string, now: string): Promise<void> {
-  await db
-    .updateTable('users')
-    .set(nextVersion(now))
-    .where('user_id', 'in', db.selectFrom('user_groups').select('user_id').where('group_id', '=', groupId))
-    .execute();
+  for (let after = ''; ;) {
+    const batch = await db
+      .selectFrom('user_groups')
+      .select('user_id')
+      .where('group_id', '=', groupId)
+      .where('user_id', '>', after)
+      .orderBy('user_id')
+      .limit(MEMBERS_BUMPED_PER_STATEMENT)
+      .execute();
+    if (batch.length === 0) return;
+    await db
+      .updateTable('users')
+      .set(nextVersion(now))
+      .where(
+        'user_id',
+        'in',
+        batch.map((row) => row.user_id),
+      )
+      .execute();
+    if (batch.length < MEMBERS_BUMPED_PER_STATEMENT) return;
+    after = batch.at(-1)!.user_id;
+    await nextTurn();
+  }
 }
 
 /** A membership shows on both sides: it moves the user's version and the group's. */

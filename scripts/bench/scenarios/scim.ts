@@ -5,13 +5,28 @@
  * update_user making the same change, req/s to req/s (target ≥ 0.8×); (s) /healthz beside each
  * of the worst PATCHes the bounds allow (as many members as a body holds added to a group; the
  * most operations a user's PATCH may hold over the most emails it may keep), the longest wait
- * of each round (target ≤ 50 ms: no request holds the event loop more than a few tens of ms).
+ * of each round (target ≤ 50 ms: no request holds the event loop more than a few tens of ms);
+ * and (s) /healthz beside the rename and the deletion of a group of 50,000 members (each moves
+ * every member's version), the longest wait of each (same target).
  */
 import { join } from 'node:path';
 import { scimToken } from '../../../lib/contract/credentials.js';
 import { BODY_LIMIT_BYTES } from '../../../lib/contract/operations.js';
 import { SCIM_LIMITS } from '../../../lib/contract/scim-operations.js';
-import { compare, PATCH_OP, pick, posting, ready, ROUNDS, SERVICE, type ScenarioOutcome, shown, startServer, toggling } from '../kit.js';
+import {
+  compare,
+  PATCH_OP,
+  pick,
+  posting,
+  quick,
+  ready,
+  ROUNDS,
+  SERVICE,
+  type ScenarioOutcome,
+  shown,
+  startServer,
+  toggling,
+} from '../kit.js';
 import type { BenchRun } from './run.js';
 
 export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutcome> {
@@ -66,6 +81,7 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
     },
   ]);
   const worstWaits = await healthzBesideWorstPatches(service.url, bearer, large.userIds);
+  const largeGroup = await healthzBesideLargeGroupChanges(service.url, bearer, large.userIds);
   await service.stop();
   const comparisons = {
     scim_lookup_p99_vs_get_user: lookups.p99Ratios[0]!,
@@ -82,6 +98,8 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
     scim_worst_group_patch_healthz_max_ms: worstWaits.group.max,
     scim_worst_user_patch_healthz_median_ms: worstWaits.user.median,
     scim_worst_user_patch_healthz_max_ms: worstWaits.user.max,
+    large_group_rename_healthz_ms: largeGroup.rename,
+    large_group_delete_healthz_ms: largeGroup.deletion,
   };
   return {
     results: [...lookups.results, ...deactivations.results],
@@ -92,6 +110,7 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
       `(m) SCIM PATCH deactivating against update_user, req/s: ${shown(comparisons.scim_deactivation_vs_update_user)} (${figures.scim_deactivation_rps} against ${figures.scim_deactivation_update_user_rps} req/s; target ≥ 0.8)`,
       `(s) /healthz beside a group PATCH adding ${worstWaits.members} members, the most a body holds: longest wait ${figures.scim_worst_group_patch_healthz_median_ms} ms in the median round, ${figures.scim_worst_group_patch_healthz_max_ms} ms at most (${ROUNDS} rounds; target ≤ 50 ms)`,
       `(s) /healthz beside a user PATCH of ${SCIM_LIMITS.patchOperations} operations over ${SCIM_LIMITS.emails} emails: longest wait ${figures.scim_worst_user_patch_healthz_median_ms} ms in the median round, ${figures.scim_worst_user_patch_healthz_max_ms} ms at most (target ≤ 50 ms)`,
+      `(s) /healthz beside the rename of a group of ${largeGroup.members} members: longest wait ${figures.large_group_rename_healthz_ms} ms; beside its deletion: ${figures.large_group_delete_healthz_ms} ms (target ≤ 50 ms)`,
     ],
   };
 }
@@ -158,6 +177,64 @@ async function healthzBesideWorstPatches(
     }
   }
   return { group: waitFigures(groupWaits), user: waitFigures(userWaits), members };
+}
+
+/** Members of the group (s) renames and deletes: BENCH_LARGE_GROUP, or half the directory (a tenth with --quick). */
+const LARGE_GROUP = Number(process.env.BENCH_LARGE_GROUP) || (quick ? 10_000 : 50_000);
+
+/** The longest /healthz wait while `request` runs; the request must succeed. */
+async function longestHealthzWait(url: string, request: Promise<Response>, what: string): Promise<number> {
+  let done = false;
+  void request.finally(() => (done = true));
+  let longest = 0;
+  while (!done) {
+    const started = performance.now();
+    await (await fetch(`${url}/healthz`)).arrayBuffer();
+    longest = Math.max(longest, performance.now() - started);
+  }
+  const answer = await request;
+  if (!answer.ok) throw new Error(`(s) ${what} failed: ${answer.status} ${await answer.text()}`);
+  return Math.round(longest * 10) / 10;
+}
+
+/**
+ * (s): a group of LARGE_GROUP members, made by PATCHes as large as a body holds; then the
+ * longest /healthz wait beside its rename, and beside its deletion: each moves the version of
+ * every member (their representations name the group).
+ */
+async function healthzBesideLargeGroupChanges(
+  url: string,
+  bearer: { authorization: string },
+  userIds: string[],
+): Promise<{ rename: number; deletion: number; members: number }> {
+  const scim = (method: string, path: string, body?: unknown) =>
+    fetch(`${url}/scim/v2${path}`, {
+      method,
+      headers: { ...bearer, 'content-type': 'application/scim+json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const members = Math.min(LARGE_GROUP, userIds.length);
+  const created = await scim('POST', '/Groups', {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+    displayName: `large ${Date.now()}`,
+  });
+  const { id } = (await created.json()) as { id: string };
+  const perBody = Math.min(SCIM_LIMITS.members, Math.floor((BODY_LIMIT_BYTES - 200) / (JSON.stringify({ value: userIds[0] }).length + 1)));
+  for (let start = 0; start < members; start += perBody) {
+    const value = userIds.slice(start, Math.min(members, start + perBody)).map((userId) => ({ value: userId }));
+    const added = await scim('PATCH', `/Groups/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value }] });
+    if (!added.ok) throw new Error(`(s) building the large group failed: ${added.status} ${await added.text()}`);
+  }
+  const rename = await longestHealthzWait(
+    url,
+    scim('PATCH', `/Groups/${id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: `renamed ${Date.now()}` }],
+    }),
+    'renaming the large group',
+  );
+  const deletion = await longestHealthzWait(url, scim('DELETE', `/Groups/${id}`), 'deleting the large group');
+  return { rename, deletion, members };
 }
 
 interface WaitFigures {
