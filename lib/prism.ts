@@ -5,6 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contractPath } from './contract/document.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -22,6 +24,27 @@ export interface RunningMock {
  * given an upstream URL, `prism proxy --errors`, which forwards to the real
  * service and reports every request or answer that breaks the contract.
  */
+/**
+ * The contract as the mock serves it. Prism answers a request the contract refuses with the
+ * operation's 422 where one is declared, before its 400; the contracts' 422s are the
+ * Idempotency-Key's (another request under a key), which a mock, remembering nothing, never
+ * answers. So the mock's copy leaves them out, and a refused request gets the contract's 400,
+ * with the example `Prefer` names.
+ */
+function mockDocument(contract: 'workspace' | 'sample' | 'scim'): string {
+  const document = JSON.parse(readFileSync(contractPath(contract, 'json'), 'utf8')) as {
+    paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation === 'object' && operation.responses) delete operation.responses['422'];
+    }
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'workspace-mock-')), `${contract}.json`);
+  writeFileSync(file, JSON.stringify(document));
+  return file;
+}
+
 export async function startPrism(
   contract: 'workspace' | 'sample' | 'scim',
   port: number,
@@ -29,8 +52,7 @@ export async function startPrism(
   output: 'pipe' | 'inherit' = 'pipe',
   upstream?: string,
 ): Promise<RunningMock> {
-  const document = contractPath(contract, 'yaml');
-  const mode = upstream ? ['proxy', document, upstream, '--errors'] : ['mock', document];
+  const mode = upstream ? ['proxy', contractPath(contract, 'yaml'), upstream, '--errors'] : ['mock', mockDocument(contract)];
   const child = spawn(PRISM, [...mode, '--port', String(port), '--host', host], {
     stdio: ['ignore', 'pipe', output === 'inherit' ? 'inherit' : 'pipe'],
   });

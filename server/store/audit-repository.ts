@@ -16,6 +16,7 @@
  * taken in the order transactions commit. SQLite has a single writer already,
  * and numbers each event after the last one in the same write.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { DatabaseTraits, Db } from './database-traits.js';
@@ -192,6 +193,8 @@ export class AuditWriter implements AuditTrail {
         resource_version: change.resourceVersion ?? null,
       }));
       await db.insertInto('audit_events').values(rows).execute();
+      // The next statement at the next turn: SQLite's statements run on the event loop's thread.
+      if (start + EVENTS_PER_INSERT < changes.length) await nextTurn();
     }
   }
 }

@@ -277,7 +277,10 @@ export class KyselyGroupRepository implements GroupRepository {
     if (removed.length > 0) await trx.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', removed).execute();
     const changed = [...added, ...removed];
     if (changed.length === 0) return;
+    // A thousand members' rows are milliseconds of SQLite's work on this thread: the loop is freed between the steps.
+    await nextTurn();
     await trx.updateTable('users').set(nextVersion(new Date().toISOString())).where('user_id', 'in', changed).execute();
+    await nextTurn();
     await this.audit.recordAll(trx, by, [
       ...added.map((userId) => ({
         operation: 'addUserGroup' as const,
