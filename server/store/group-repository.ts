@@ -304,8 +304,8 @@ export class KyselyGroupRepository implements GroupRepository {
       if (!group) return 'no_group';
       if (expected && !expected.includes(group.version)) throw new StaleVersionError(group.version);
       if (group.is_system) return 'system_group';
-      // Memberships go with it (ON DELETE CASCADE), and each member's representation changes.
-      await bumpMembers(trx, groupId, new Date().toISOString());
+      // Its members leave it a batch at a time, each member's representation changing.
+      await bumpMembers(trx, groupId, new Date().toISOString(), { leaving: true });
       await trx.deleteFrom('groups').where('group_id', '=', groupId).execute();
       await this.audit.record(trx, by, { operation: 'deleteGroup', targetGroupId: groupId });
       return 'deleted';
@@ -398,10 +398,14 @@ async function storedGroups(db: Db, rows: StoredRow[], withMembers = true): Prom
  * its statements on the event loop's thread: one statement over 100,000 members held it for
  * a quarter of a second, so the members go in batches, the loop free between them.
  */
-export const MEMBERS_BUMPED_PER_STATEMENT = 2_000;
+export const MEMBERS_BUMPED_PER_STATEMENT = 1_000;
 
-/** Moves the version of every member of a group (a rename or a deletion shows in each), a batch at a time. */
-async function bumpMembers(db: Db, groupId: string, now: string): Promise<void> {
+/**
+ * Moves the version of every member of a group (a rename or a deletion shows in each), a batch
+ * at a time; with `leaving`, takes each batch out of the group too, so that deleting the group
+ * deletes no memberships at once.
+ */
+async function bumpMembers(db: Db, groupId: string, now: string, { leaving = false } = {}): Promise<void> {
   for (let after = ''; ;) {
     const batch = await db
       .selectFrom('user_groups')
@@ -412,15 +416,12 @@ async function bumpMembers(db: Db, groupId: string, now: string): Promise<void> 
       .limit(MEMBERS_BUMPED_PER_STATEMENT)
       .execute();
     if (batch.length === 0) return;
-    await db
-      .updateTable('users')
-      .set(nextVersion(now))
-      .where(
-        'user_id',
-        'in',
-        batch.map((row) => row.user_id),
-      )
-      .execute();
+    const userIds = batch.map((row) => row.user_id);
+    await db.updateTable('users').set(nextVersion(now)).where('user_id', 'in', userIds).execute();
+    if (leaving) {
+      await nextTurn();
+      await db.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', userIds).execute();
+    }
     if (batch.length < MEMBERS_BUMPED_PER_STATEMENT) return;
     after = batch.at(-1)!.user_id;
     await nextTurn();
