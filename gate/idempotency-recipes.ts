@@ -36,9 +36,10 @@ export const scimRequest = (method: RawRequest['method'], request: PreparedReque
   ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
 });
 
-const codeOf = (answer: Answer) => {
+const codeOf = (answer: Answer): string => {
   const body = answer.body as { code?: unknown; scimType?: unknown } | undefined;
-  return String(body?.code ?? body?.scimType ?? '');
+  const code = body?.code ?? body?.scimType;
+  return typeof code === 'string' ? code : '';
 };
 
 /**

@@ -423,7 +423,7 @@ async function bumpMembers(db: Db, groupId: string, now: string, { leaving = fal
       await db.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', userIds).execute();
     }
     if (batch.length < MEMBERS_BUMPED_PER_STATEMENT) return;
-    after = batch.at(-1)!.user_id;
+    after = userIds[userIds.length - 1] ?? after;
     await nextTurn();
   }
 }
