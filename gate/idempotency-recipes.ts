@@ -53,7 +53,9 @@ export async function expectReplay(f: Fixtures, raw: RawRequest, withheld: boole
   const retry = await f.request(keyed);
   if (withheld) {
     if (retry.status !== 409 || !/^idempotency_?answer_?not_?kept$/i.test(codeOf(retry)))
-      throw new Error(`the retry of an answer showing a secret got ${retry.status} ${retry.text.slice(0, 200)}, not 409 idempotency_answer_not_kept`);
+      throw new Error(
+        `the retry of an answer showing a secret got ${retry.status} ${retry.text.slice(0, 200)}, not 409 idempotency_answer_not_kept`,
+      );
     return first;
   }
   const replayed = retry.headers.get('idempotent-replayed') === 'true';

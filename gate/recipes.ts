@@ -181,7 +181,8 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
         const key = f.idempotencyKey();
         const request = withKey(await SUCCESS[operationId]!(f), key);
         if (!withheld) await f.sendHeld(operationId, workspaceRequest(path, request));
-        else if ((await f.request(workspaceRequest(path, request))).status !== 200) throw new Error(`${operationId} failed under a new key`);
+        else if ((await f.request(workspaceRequest(path, request))).status !== 200)
+          throw new Error(`${operationId} failed under a new key`);
         return request;
       };
     case 500:
