@@ -90,7 +90,7 @@ async function main(): Promise<void> {
 
     const baseline = results.find((result) => result.name.startsWith('(a)')) ?? results[0]!;
     const table = new Table({
-      head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'errors'],
+      head: ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', '× baseline', 'errors'],
       style: { head: [], border: [], compact: true },
     });
     for (const result of results) {
@@ -99,6 +99,7 @@ async function main(): Promise<void> {
         String(result.rps),
         String(result.p50),
         String(result.p99),
+        result.cpuUsPerRequest === undefined ? '–' : String(result.cpuUsPerRequest),
         (result.rps / baseline.rps).toFixed(2),
         String(result.errors),
       ]);

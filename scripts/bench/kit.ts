@@ -28,6 +28,8 @@ export interface Measured {
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time (all its threads) per request answered, in µs: a figure that holds across machines better than req/s. */
+  cpuUsPerRequest?: number | undefined;
 }
 
 export interface Running {
@@ -44,6 +46,35 @@ export interface Running {
  */
 export const SERVICE = 'server/dist/server/main.js';
 export const SAMPLE = 'server/dist/server/sample/main.js';
+
+/** The servers this run started, by origin: whose CPU time a load against them is charged with. */
+const serversByOrigin = new Map<string, ChildProcess>();
+
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ): 100 on Linux, whatever the kernel's own rate. */
+const USER_HZ = 100;
+
+/** CPU time a process has used so far, every thread's, user and system, in ms (proc(5), /proc/<pid>/stat fields 14 and 15). */
+function cpuMs(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count from the parenthesis that ends it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+}
+
+/**
+ * Runs `work` (a load on `url`) and charges the CPU time its server spent meanwhile to the
+ * requests it answered: µs per request, or undefined for a server this run did not start.
+ */
+async function withCpuTime(
+  url: string | undefined,
+  work: () => Promise<autocannon.Result>,
+): Promise<{ result: autocannon.Result; cpuUs?: number }> {
+  const server = url === undefined ? undefined : serversByOrigin.get(new URL(url).origin);
+  const before = server ? cpuMs(server) : 0;
+  const result = await work();
+  if (!server || result.requests.total === 0) return { result };
+  return { result, cpuUs: Math.round(((cpuMs(server) - before) * 1000) / result.requests.total) };
+}
 
 /** Starts a server script and waits for its first 200 on `probe`. */
 export async function startServer(
@@ -69,12 +100,14 @@ export async function startServer(
     if (performance.now() - startedAt > 30_000) throw new Error(`${script} did not answer within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+  serversByOrigin.set(url, child);
   return {
     url,
     child,
     startedAt,
     readyAt: performance.now(),
     async stop() {
+      serversByOrigin.delete(url);
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
@@ -96,18 +129,21 @@ export function rssMegabytes(child: ChildProcess): number {
 export const SAMPLE_MS = 100;
 
 export async function load(name: string, options: autocannon.Options): Promise<Measured> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options });
-  return measured(name, result);
+  const { result, cpuUs } = await withCpuTime(options.url, () =>
+    autocannon({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options }),
+  );
+  return measured(name, result, cpuUs);
 }
 
 /** A load's figures; req/s from the requests completed and the time they took (autocannon's average is per sample). */
-export function measured(name: string, result: autocannon.Result): Measured {
+export function measured(name: string, result: autocannon.Result, cpuUsPerRequest?: number): Measured {
   return {
     name,
     rps: Math.round(result.requests.total / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    cpuUsPerRequest,
   };
 }
 
@@ -154,13 +190,18 @@ export interface Ratio {
  */
 export async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[]; p99Ratios: Ratio[] }> {
   const run = (contender: Contender, duration: number) =>
-    autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests });
+    withCpuTime(contender.url, () =>
+      autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests }),
+    );
   for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
   const rounds: Measured[][] = contenders.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     const order = contenders.map((_, index) => index);
     if (round % 2 === 1) order.reverse();
-    for (const index of order) rounds[index]!.push(measured(contenders[index]!.name, await run(contenders[index]!, ROUND_S)));
+    for (const index of order) {
+      const { result, cpuUs } = await run(contenders[index]!, ROUND_S);
+      rounds[index]!.push(measured(contenders[index]!.name, result, cpuUs));
+    }
   }
   const results = contenders.map((contender, index) => {
     const mine = rounds[index]!;
@@ -170,6 +211,9 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
       p50: median(mine.map((round) => round.p50)),
       p99: median(mine.map((round) => round.p99)),
       errors: mine.reduce((sum, round) => sum + round.errors, 0),
+      cpuUsPerRequest: mine.every((round) => round.cpuUsPerRequest !== undefined)
+        ? median(mine.map((round) => round.cpuUsPerRequest!))
+        : undefined,
     };
   });
   const ratiosOf = (figure: (round: Measured) => number) =>
