@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     process.stderr.write(`run-tests: no ${tier} test file under ${prefixes.join(', ')}\n`);
     process.exit(2);
   }
-  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier)];
+  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier), ...concurrency(tier)];
   if (tier !== 'unit') {
     // Once per run, what npm start's prestart does: the tests that run the
     // compiled service, admin or CLI, or read the built /docs page, see the
@@ -150,6 +150,18 @@ async function main(): Promise<void> {
     recordTotals({ tier, store, ...totals });
     if (status !== 0) process.exit(status);
   }
+}
+
+/**
+ * How many test files run at once. Node's default is one fewer than the cores, one on the
+ * two-core machines CI runs on, where an integration file spends most of its time waiting:
+ * on SQLite's fsyncs, PostgreSQL, and the processes it starts. Every file works on databases,
+ * ports and directories of its own, so two run side by side. TEST_CONCURRENCY overrides it.
+ */
+function concurrency(tier: Tier): string[] {
+  const asked = Number(process.env.TEST_CONCURRENCY);
+  const files = asked > 0 ? asked : tier === 'integration' ? 2 : 0;
+  return files > 0 ? [`--test-concurrency=${files}`] : [];
 }
 
 /** Node's flags for a random order of the tier's tests, announcing the seed; none where the order is the story, or Node cannot. */
