@@ -126,26 +126,8 @@ async function healthzBesideWorstPatches(
   bearer: { authorization: string },
   userIds: string[],
 ): Promise<{ group: WaitFigures; user: WaitFigures; members: number }> {
-  const scim = (method: string, path: string, body?: unknown) =>
-    fetch(`${url}/scim/v2${path}`, {
-      method,
-      headers: { ...bearer, 'content-type': 'application/scim+json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  /** The longest /healthz wait while `request` runs; the request must succeed. */
-  const longestWaitBeside = async (request: Promise<Response>): Promise<number> => {
-    let done = false;
-    void request.finally(() => (done = true));
-    let longest = 0;
-    while (!done) {
-      const started = performance.now();
-      await (await fetch(`${url}/healthz`)).arrayBuffer();
-      longest = Math.max(longest, performance.now() - started);
-    }
-    const answer = await request;
-    if (!answer.ok) throw new Error(`(s) a worst PATCH failed: ${answer.status} ${await answer.text()}`);
-    return Math.round(longest * 10) / 10;
-  };
+  const scim = scimRequests(url, bearer);
+  const longestWaitBeside = (request: Promise<Response>) => longestHealthzWait(url, request, 'a worst PATCH');
   const fit = Math.floor((BODY_LIMIT_BYTES - 200) / (JSON.stringify({ value: userIds[0] }).length + 1));
   const members = Math.min(fit, SCIM_LIMITS.members);
   const emails = Array.from({ length: SCIM_LIMITS.emails }, (_, index) => ({ value: `w${index}@example.com` }));
@@ -182,6 +164,16 @@ async function healthzBesideWorstPatches(
 /** Members of the group (s) renames and deletes: BENCH_LARGE_GROUP, or half the directory (a tenth with --quick). */
 const LARGE_GROUP = Number(process.env.BENCH_LARGE_GROUP) || (quick ? 10_000 : 50_000);
 
+/** A SCIM request with the bench's bearer token, its body as SCIM JSON. */
+const scimRequests =
+  (url: string, bearer: { authorization: string }) =>
+  (method: string, path: string, body?: unknown): Promise<Response> =>
+    fetch(`${url}/scim/v2${path}`, {
+      method,
+      headers: { ...bearer, 'content-type': 'application/scim+json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
 /** The longest /healthz wait while `request` runs; the request must succeed. */
 async function longestHealthzWait(url: string, request: Promise<Response>, what: string): Promise<number> {
   let done = false;
@@ -207,12 +199,7 @@ async function healthzBesideLargeGroupChanges(
   bearer: { authorization: string },
   userIds: string[],
 ): Promise<{ rename: number; deletion: number; members: number }> {
-  const scim = (method: string, path: string, body?: unknown) =>
-    fetch(`${url}/scim/v2${path}`, {
-      method,
-      headers: { ...bearer, 'content-type': 'application/scim+json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const scim = scimRequests(url, bearer);
   const members = Math.min(LARGE_GROUP, userIds.length);
   const created = await scim('POST', '/Groups', {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
