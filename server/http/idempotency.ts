@@ -81,7 +81,6 @@ export interface IdempotencyOptions {
   store: Pick<Store, 'idempotency'>;
   /** How long a key and its answer are kept (IDEMPOTENCY_KEY_HOURS). */
   keptForMs: number;
-  now?: () => Date;
 }
 
 /** Sends a kept answer again. */
@@ -151,7 +150,7 @@ export class IdempotentRequests {
     this.#running.add(running);
     const release = () => this.#running.delete(running);
     try {
-      const now = (this.options.now ?? (() => new Date()))();
+      const now = new Date();
       const fingerprint = fingerprintOf(req);
       const { idempotency } = this.options.store;
       const kept = await idempotency.find(apiKey, key, now.toISOString());
