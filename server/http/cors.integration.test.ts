@@ -16,7 +16,7 @@ function preflight(service: TestService, origin: string, path = '/api/public/upd
     headers: {
       Origin: origin,
       'Access-Control-Request-Method': 'POST',
-      'Access-Control-Request-Headers': 'authorization,content-type,if-match',
+      'Access-Control-Request-Headers': 'authorization,content-type,if-match,idempotency-key',
     },
   });
 }
@@ -39,7 +39,7 @@ describe('CORS on the workspace service', () => {
     const methods = (answer.headers.get('access-control-allow-methods') ?? '').split(',');
     assert.deepEqual(methods.sort(), ['GET', 'HEAD', 'POST']);
     const headers = (answer.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
-    for (const header of ['content-type', 'authorization', 'api-key', 'api-key-secret', 'if-match']) {
+    for (const header of ['content-type', 'authorization', 'api-key', 'api-key-secret', 'if-match', 'idempotency-key']) {
       assert.ok(headers.includes(header), `${header} may be sent`);
     }
   });
@@ -53,7 +53,7 @@ describe('CORS on the workspace service', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.get('access-control-allow-origin'), ALLOWED);
     const exposed = (answer.headers.get('access-control-expose-headers') ?? '').split(',');
-    for (const header of ['ETag', 'Retry-After', 'X-Request-Id']) assert.ok(exposed.includes(header), header);
+    for (const header of ['ETag', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed']) assert.ok(exposed.includes(header), header);
   });
 
   it('gives any other origin, null included, no access header, and gives none at all when CORS_ORIGINS is unset', async () => {
