@@ -8,6 +8,8 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ServiceError, databaseUnavailable, explain, internalError, routeNotFound } from '../service-errors.js';
 import { StoreUnavailableError } from '../store/faults.js';
+import { IdempotencyKeyHeldError } from '../store/records.js';
+import { idempotencyKeyInUse } from './idempotency.js';
 import { PROBLEM_MEDIA_TYPE } from './problem-details.js';
 import { requestLogger } from './request-logging.js';
 import { servedAddress } from './served-address.js';
@@ -29,6 +31,8 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 /** The answer to an error: a ServiceError as it is, a database fault as 503, the body parser's refusals, anything else a 500. */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
+  // Another request (on another instance) holds the Idempotency-Key this change was made under: it was undone.
+  if (error instanceof IdempotencyKeyHeldError) return idempotencyKeyInUse();
   if (error instanceof StoreUnavailableError) return databaseUnavailable(error.kind);
   if (isBodyParserError(error)) {
     switch (error.type) {

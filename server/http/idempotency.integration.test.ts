@@ -31,11 +31,20 @@ describe('Idempotency-Key', () => {
   let held: HeldCreate | undefined;
   /** Fails the next user update as a database fault would, when set. */
   let failNextUpdate = false;
+  /** Has the next look for a key find nothing, as when another instance takes it just after. */
+  let missNextKey = false;
   before(async () => {
     service = await startTestService({
       webhooks: { resolve: async () => ['93.184.216.34'] },
       wrapStore: (store: Store) =>
         withOverrides(store, {
+          idempotency: {
+            find: async (...args) => {
+              if (!missNextKey) return store.idempotency.find(...args);
+              missNextKey = false;
+              return undefined;
+            },
+          },
           users: {
             create: async (...args) => {
               await held?.hold();
@@ -165,6 +174,24 @@ describe('Idempotency-Key', () => {
     // Just after the commit, the request is still taken to be running.
     await service.inspection.execute(sql`update idempotency_keys set created = ${new Date().toISOString()} where idempotency_key = ${key}`);
     assert.equal((await createUser(name, key)).body.code, 'idempotency_key_in_use');
+  });
+
+  it('undoes a change whose key another instance took meanwhile, and answers 409', async () => {
+    const key = randomUUID();
+    const user = await service.createUser({ first_name: 'Before' });
+    const update = () => post('update_user', { ...service.admin, target_user: { user_id: user.user_id, first_name: 'After' } }, key);
+    assert.equal((await update()).status, 200);
+    // The same key, as another instance holds it: the row is there, another request's.
+    await service.inspection.execute(
+      sql`update idempotency_keys set holder = 'another instance', status = null, answer = null where idempotency_key = ${key}`,
+    );
+    await service.inspection.execute(sql`update users set first_name = 'Before' where user_id = ${user.user_id}`);
+    missNextKey = true;
+    const raced = await update();
+    assert.equal(raced.status, 409);
+    assert.equal(raced.body.code, 'idempotency_key_in_use');
+    const [row] = (await service.inspection.rows('users')).filter((candidate) => candidate.user_id === user.user_id);
+    assert.equal(row?.first_name, 'Before', 'the change made under a key held elsewhere is undone');
   });
 
   it('keeps the keys of two API keys apart', async () => {

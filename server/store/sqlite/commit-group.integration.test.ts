@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { sqliteTraits } from './traits.js';
 import { CommitGroup } from './commit-group.js';
 import { openDatabase, type OpenedDatabase, serviceStore } from '../open-store.js';
-import { NameTakenError, type User } from '../records.js';
+import { IdempotencyKeyHeldError, NameTakenError, type User } from '../records.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 import type { Store } from '../repositories.js';
 import { inspectDatabase, type StoreInspection } from '../testing/inspection.js';
@@ -81,6 +81,40 @@ describe('group commit on SQLite', () => {
       (await inspection.rows('audit_events')).filter((row) => row.target_user_id === user.user_id && row.operation === 'updateUser').length;
     assert.equal(await kept(first), updatesBefore.first + 1, 'the updates kept have their events');
     assert.equal(await kept(third), updatesBefore.third + 1);
+  });
+
+  it('undoes a write refused after its first statement (an Idempotency-Key another request holds) alone, on its savepoint', async () => {
+    const [, , , , , , seventh, eighth, ninth] = users as User[];
+    const now = new Date();
+    const claim = {
+      apiKey: 'K'.repeat(16),
+      key: `held-${Date.now()}`,
+      fingerprint: 'f'.repeat(64),
+      holder: 'another request',
+      created: now.toISOString(),
+      expires: new Date(now.getTime() + 3_600_000).toISOString(),
+    };
+    // Another request, on another instance, holds the key.
+    await store.idempotency.keep(claim, { status: 200, headers: {}, body: '{}' });
+    const eighthBefore = await organizationOf(eighth!);
+    const outcomes = await Promise.allSettled([
+      store.users.update(seventh!.user_id, { organization: 'kept-7' }, TEST_SETUP),
+      store.users.update(
+        eighth!.user_id,
+        { organization: 'undone-8' },
+        { ...TEST_SETUP, idempotency: { ...claim, holder: 'this request' } },
+      ),
+      store.users.update(ninth!.user_id, { organization: 'kept-9' }, TEST_SETUP),
+    ]);
+    assert.equal(outcomes[0].status, 'fulfilled');
+    assert.ok(outcomes[1].status === 'rejected' && outcomes[1].reason instanceof IdempotencyKeyHeldError);
+    assert.equal(outcomes[2].status, 'fulfilled');
+    assert.deepEqual(
+      [await organizationOf(seventh!), await organizationOf(eighth!), await organizationOf(ninth!)],
+      ['kept-7', eighthBefore, 'kept-9'],
+      'the refused update, made before its key was found held, is undone and the others stand',
+    );
+    assert.equal(groups.at(-1), 3, 'the three were one group');
   });
 
   it('writes no event for any update of a group that rolls back', async () => {

@@ -7,11 +7,12 @@
  * Each caller hears back only after that commit: an acknowledged write is on
  * disk, as without grouping.
  *
- * One write refused by a constraint (a username already taken) leaves the
- * others in place: SQLite undoes only the failing statement. Any other failure
- * rolls the whole group back, and every write in it fails.
+ * Each write runs on a savepoint of its own: one refused (a username already
+ * taken, an Idempotency-Key another request holds) undoes its own statements,
+ * whichever failed, and leaves the others in place. Any other failure rolls the
+ * whole group back, and every write in it fails.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { GroupCommit } from '../database-traits.js';
 import type { Database } from '../schema.js';
 import { present } from '../../../lib/present.js';
@@ -31,8 +32,8 @@ export class CommitGroup implements GroupCommit {
 
   constructor(
     private readonly db: Kysely<Database>,
-    /** Errors that undo only their own statement, so the group goes on without it. */
-    private readonly isStatementError: (error: unknown) => boolean,
+    /** Errors that refuse one write, which is undone alone while the group goes on without it. */
+    private readonly isRefusal: (error: unknown) => boolean,
     /** Told how many writes each group held, when it commits (or fails): for metrics. */
     private readonly onCommit?: (writes: number) => void,
   ) {}
@@ -53,10 +54,15 @@ export class CommitGroup implements GroupCommit {
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const job of jobs) {
+          await sql`savepoint write`.execute(trx);
           try {
-            outcomes.push({ ok: true, value: await job.work(trx) });
+            const value = await job.work(trx);
+            await sql`release write`.execute(trx);
+            outcomes.push({ ok: true, value });
           } catch (error) {
-            if (!this.isStatementError(error)) throw error;
+            if (!this.isRefusal(error)) throw error;
+            await sql`rollback to write`.execute(trx);
+            await sql`release write`.execute(trx);
             outcomes.push({ ok: false, error });
           }
         }

@@ -2,6 +2,7 @@
 import { SqliteError } from 'better-sqlite3';
 import type { DatabaseTraits } from '../database-traits.js';
 import { CommitGroup } from './commit-group.js';
+import { IdempotencyKeyHeldError } from '../records.js';
 
 const isUniqueViolation = (error: unknown) =>
   error instanceof SqliteError && (error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
@@ -13,7 +14,8 @@ export const sqliteTraits: DatabaseTraits = {
   // One connection, and SQLite lets one writer in at a time.
   serialize: async () => {},
   // Every commit waits for an fsync, and the one connection waits with it: updates that arrive
-  // together commit together. Correct here because a statement SQLite refuses (a username
-  // already taken) undoes only itself, so the other writes of its group stand.
-  commitGroup: (db, onCommit) => new CommitGroup(db, isUniqueViolation, onCommit),
+  // together commit together. A write refused (a username already taken, an Idempotency-Key
+  // another request holds) is undone on its own savepoint, so the other writes of its group stand.
+  commitGroup: (db, onCommit) =>
+    new CommitGroup(db, (error) => isUniqueViolation(error) || error instanceof IdempotencyKeyHeldError, onCommit),
 };
