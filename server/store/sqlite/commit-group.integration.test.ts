@@ -84,7 +84,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('undoes a write refused after its first statement (an Idempotency-Key another request holds) alone, on its savepoint', async () => {
-    const [, , , , , , seventh, eighth, ninth] = users as User[];
+    const [, , , , , , seventh, eighth, ninth] = users;
     const now = new Date();
     const claim = {
       apiKey: 'K'.repeat(16),
