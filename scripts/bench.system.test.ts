@@ -66,7 +66,8 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       assert.equal(figures.scenarios.length, 26);
       assert.equal(figures.drain_delivered, figures.drain_events + 2, 'the backlog, and the key and webhook made before it, all delivered');
       assert.ok(figures.commit_to_receipt_received >= figures.commit_to_receipt_writes * 0.9, 'the steady writes delivered');
-      // Each comparison: at least five interleaved rounds, the median inside the range of the rounds.
+      // Each comparison: at least five interleaved rounds, the median inside the range of the rounds. A round of
+      // half a second may answer nothing on a machine busy with other tests (a ratio of 0); the median may not.
       for (const name of [
         'update_user_vs_baseline',
         'update_user_vs_mock',
@@ -78,7 +79,10 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       ]) {
         const ratio = figures.comparisons[name];
         assert.ok(ratio.rounds >= 5, name);
-        assert.ok(ratio.low > 0 && ratio.low <= ratio.median && ratio.median <= ratio.high, `${name}: ${JSON.stringify(ratio)}`);
+        assert.ok(
+          ratio.median > 0 && ratio.low >= 0 && ratio.low <= ratio.median && ratio.median <= ratio.high,
+          `${name}: ${JSON.stringify(ratio)}`,
+        );
       }
       assert.equal(figures.ratio_update_vs_baseline, figures.comparisons.update_user_vs_baseline.median);
       assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
