@@ -26,9 +26,12 @@ import { contractValidation } from './http/contract-validation.js';
 import { scimContractValidation } from './scim/contract.js';
 import { createScimHandlers } from './scim/routes.js';
 import { leaveUnlessSupportedNode } from '../lib/supported-node.js';
+import { applyHeapSettings } from './heap.js';
 
 // First, before anything can fail on a Node this does not run on.
 leaveUnlessSupportedNode((code) => process.exit(code));
+// Before the load that would grow the heap (heap.ts).
+const heapFlags = applyHeapSettings();
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -127,6 +130,7 @@ async function main(): Promise<void> {
   logger.info(
     {
       url: `http://${config.host}:${typeof bound === 'object' && bound ? bound.port : config.port}`,
+      heapFlags,
       ...(config.corsOrigins.length > 0 ? { corsOrigins: config.corsOrigins } : {}),
     },
     'workspace service ready',

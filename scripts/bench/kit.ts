@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { freePort } from '../../lib/testing/ports.js';
+import { YOUNG_GENERATION_FLAG } from '../../server/heap.js';
 
 /** `--quick`: 2 s per scenario, comparisons of 5 rounds of 1 s. */
 export const quick = process.argv.includes('--quick');
@@ -46,6 +47,8 @@ export interface Running {
  */
 export const SERVICE = 'server/dist/server/main.js';
 export const SAMPLE = 'server/dist/server/sample/main.js';
+/** The service assembled without a part, to show what the part costs (variant-server.ts). */
+export const VARIANT_SERVER = 'scripts/bench/variant-server.ts';
 
 /** The servers this run started, by origin: whose CPU time a load against them is charged with. */
 const serversByOrigin = new Map<string, ChildProcess>();
@@ -86,7 +89,9 @@ export async function startServer(
   const url = `http://127.0.0.1:${port}`;
   const startedAt = performance.now();
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, join(PROJECT_ROOT, script)], {
+  // The service, and its variants, with the flags `npm start` gives it (server/heap.ts).
+  const flags = script === SERVICE || script === VARIANT_SERVER ? [YOUNG_GENERATION_FLAG] : [];
+  const child = spawn(process.execPath, [...loader, ...flags, join(PROJECT_ROOT, script)], {
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -15,12 +15,14 @@ import { contractValidation } from '../../server/http/contract-validation.js';
 import { scimContractValidation } from '../../server/scim/contract.js';
 import { createScimHandlers } from '../../server/scim/routes.js';
 import { serve } from '../../server/http/lifecycle.js';
+import { applyHeapSettings } from '../../server/heap.js';
 import { createLogger } from '../../server/logger.js';
 import { type AuditTrail, AuditWriter } from '../../server/store/audit-repository.js';
 import { assembleStore, openDatabase } from '../../server/store/open-store.js';
 
 const variant = process.env.BENCH_VARIANT ?? 'as-served';
 if (!['as-served', 'no-validation', 'no-audit'].includes(variant)) throw new Error(`unknown BENCH_VARIANT ${variant}`);
+applyHeapSettings();
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 

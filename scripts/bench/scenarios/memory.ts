@@ -1,6 +1,13 @@
-/** (h) Memory over a long update_user load: the service's RSS sampled every second. */
+/**
+ * (h) Memory over a long update_user load: the service's RSS sampled every second,
+ * and its V8 heap at the start, after the load, and after a full collection
+ * (heap.ts, over the inspector): a leak would show in the last, which holds only
+ * what the service keeps.
+ */
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { freePort } from '../../../lib/testing/ports.js';
+import { HeapInspector } from '../heap.js';
 import {
   CONNECTIONS,
   MEMORY_DURATION_S,
@@ -16,8 +23,18 @@ import {
 import type { BenchRun } from './run.js';
 import { updateBody } from './writes.js';
 
+/** The most the service's RSS may reach under the load (issue 43). */
+const RSS_TARGET_MB = 256;
+
 export async function memory({ directory, small }: BenchRun): Promise<ScenarioOutcome> {
-  const steady = await startServer(SERVICE, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }, ready);
+  const inspectorPort = await freePort();
+  const steady = await startServer(
+    SERVICE,
+    { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}`, NODE_OPTIONS: `--inspect=127.0.0.1:${inspectorPort}` },
+    ready,
+  );
+  const heap = await HeapInspector.connect(inspectorPort);
+  const heapAtStart = await heap.afterCollection();
   const samples: number[] = [rssMegabytes(steady.child)];
   const sampler = setInterval(() => samples.push(rssMegabytes(steady.child)), 1_000);
   const long = await autocannon({
@@ -29,6 +46,9 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
   });
   clearInterval(sampler);
   samples.push(rssMegabytes(steady.child));
+  const heapAfterLoad = await heap.usage();
+  const heapAfterCollection = await heap.afterCollection();
+  heap.close();
   await steady.stop();
   // RSS saws up and down with V8's collections; what a leak raises is the floor.
   const middle = Math.floor(samples.length / 2);
@@ -39,13 +59,18 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
     memory_rss_peak_mb: Math.max(...samples),
     memory_rss_end_mb: samples.at(-1)!,
     memory_rss_floor_growth_mb: floor(samples.slice(middle)) - floor(samples.slice(1, middle + 1)),
+    memory_heap_start_mb: heapAtStart.usedMb,
+    memory_heap_after_load_mb: heapAfterLoad.usedMb,
+    memory_heap_after_collection_mb: heapAfterCollection.usedMb,
   };
+  const signed = (mb: number) => `${mb >= 0 ? '+' : ''}${mb}`;
   return {
     results: [measured(`(h) update_user for ${MEMORY_DURATION_S} s`, long)],
     comparisons: {},
     figures,
     lines: [
-      `(h) service RSS ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}; lowest point, second half against first: ${figures.memory_rss_floor_growth_mb >= 0 ? '+' : ''}${figures.memory_rss_floor_growth_mb} MB)`,
+      `(h) service RSS ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}, target ≤ ${RSS_TARGET_MB}; lowest point, second half against first: ${signed(figures.memory_rss_floor_growth_mb)} MB)`,
+      `(h) V8 heap used: ${figures.memory_heap_start_mb} MB at the start after a full collection, ${figures.memory_heap_after_load_mb} MB after the load, ${figures.memory_heap_after_collection_mb} MB after a full collection (${signed(figures.memory_heap_after_collection_mb - figures.memory_heap_start_mb)} MB: what a leak would grow)`,
     ],
   };
 }

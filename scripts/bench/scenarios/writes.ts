@@ -20,6 +20,7 @@ import {
   type ScenarioOutcome,
   shown,
   startServer,
+  VARIANT_SERVER,
 } from '../kit.js';
 import type { BenchRun } from './run.js';
 
@@ -75,11 +76,7 @@ export async function writes({ directory, small }: BenchRun): Promise<ScenarioOu
   // served, without request validation (what validating costs), and (j) without the audit
   // trail (what it costs; target: with it, at least 0.9x the req/s without).
   const variant = (name: string) =>
-    startServer(
-      'scripts/bench/variant-server.ts',
-      { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}`, BENCH_VARIANT: name },
-      ready,
-    );
+    startServer(VARIANT_SERVER, { DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}`, BENCH_VARIANT: name }, ready);
   const variants = [await variant('as-served'), await variant('no-validation'), await variant('no-audit')];
   const [asServedUrl, withoutValidationUrl, withoutAuditUrl] = variants.map((server) => server.url);
   const parts = await compare([
