@@ -26,8 +26,9 @@ const OLD_GENERATION_GROWTH = '--heap-growing-percent=50';
 
 /** The flags the service sets itself, unless the operator already gave one of the same name. */
 export function heapFlagsToSet(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
-  const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].map((flag) => flag.split('=')[0]!.replaceAll('_', '-'));
-  return [OLD_GENERATION_GROWTH].filter((flag) => !given.includes(flag.split('=')[0]!));
+  const nameOf = (flag: string) => (flag.split('=')[0] ?? flag).replaceAll('_', '-');
+  const given = new Set([...execArgv, ...(nodeOptions ?? '').split(/\s+/)].map(nameOf));
+  return [OLD_GENERATION_GROWTH].filter((flag) => !given.has(nameOf(flag)));
 }
 
 /** Sets the heap's flags that V8 reads while running; returns them, for the log. */
