@@ -17,17 +17,23 @@ export class StreamedJson {
   constructor(readonly chunks: AsyncIterable<string>) {}
 }
 
-/** Resolves when the socket takes more, or when it has gone (the client left). */
-function writable(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+/**
+ * Waits, when asked, until the socket takes more or has gone (the client left). One
+ * listener of each for the whole answer, never one per chunk: compressed, the answer's
+ * 'drain' listeners go to the compression stream (the `compression` package), where
+ * `res.off` cannot reach them, and one per chunk piled up there (MaxListenersExceededWarning
+ * on a listing of 10,000 users).
+ */
+function drainWaiter(res: Response): () => Promise<void> {
+  let waiting: (() => void) | undefined;
+  const wake = () => {
+    const resolve = waiting;
+    waiting = undefined;
+    resolve?.();
+  };
+  res.on('drain', wake);
+  res.on('close', wake);
+  return () => (res.destroyed ? Promise.resolve() : new Promise((resolve) => (waiting = resolve)));
 }
 
 export async function sendStreamed(req: Request, res: Response, streamed: StreamedJson): Promise<void> {
@@ -35,10 +41,11 @@ export async function sendStreamed(req: Request, res: Response, streamed: Stream
   // The status now, as an uncompressed first write would send it: compressed, it would wait in zlib
   // for the first batch's bytes, and a read failing before then would cut a connection with no status.
   res.flushHeaders();
+  const writable = drainWaiter(res);
   try {
     for await (const chunk of streamed.chunks) {
       if (res.destroyed) return; // The client left: stop reading the database for it.
-      if (!res.write(chunk)) await writable(res);
+      if (!res.write(chunk)) await writable();
       // The app compresses every answer it can (http/compression.ts, before every route): a batch would
       // wait in zlib for more, so each goes out whole, and a reader gets the users as they are read.
       res.flush();
