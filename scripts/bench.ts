@@ -36,7 +36,8 @@
  * (o) update_user with one webhook against none, (p) commit-to-receipt latency at 500
  * writes/s, (q) a backlog of 100,000 events drained (scenarios/events.ts); (r) get_events, a
  * page of 1,000 over 1,000,000 events (scenarios/audit-page.ts); (s) /healthz beside the worst SCIM
- * PATCHes the bounds allow (scenarios/scim.ts).
+ * PATCHes the bounds allow (scenarios/scim.ts); (t) PostgreSQL beside SQLite: update_user and get_user
+ * on one instance and two, the every-user listing, and the pool's size (scenarios/postgres.ts).
  *
  * Each scenario is a module of scripts/bench/scenarios/; what they share (the
  * settings, starting servers, loads and comparisons) is scripts/bench/kit.ts.
@@ -46,11 +47,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Table from 'cli-table3';
 import { seedUsers } from './bench/seed.js';
-import { CONNECTIONS, DURATION_S, type Measured, type Ratio, ROUND_S, ROUNDS, type ScenarioOutcome } from './bench/kit.js';
+import { CONNECTIONS, DURATION_S, LARGE_USERS, type Measured, type Ratio, ROUND_S, ROUNDS, type ScenarioOutcome } from './bench/kit.js';
 import { auditPage } from './bench/scenarios/audit-page.js';
 import { events } from './bench/scenarios/events.js';
 import { listing } from './bench/scenarios/listing.js';
 import { memory } from './bench/scenarios/memory.js';
+import { postgres } from './bench/scenarios/postgres.js';
 import { processes } from './bench/scenarios/processes.js';
 import type { BenchRun } from './bench/scenarios/run.js';
 import { scim } from './bench/scenarios/scim.js';
@@ -60,7 +62,7 @@ const outIndex = process.argv.indexOf('--out');
 const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 
 /** The scenarios, in the order they run: each on servers of its own, one after another. */
-const SCENARIOS: ((run: BenchRun) => Promise<ScenarioOutcome>)[] = [writes, events, auditPage, memory, listing, scim, processes];
+const SCENARIOS: ((run: BenchRun) => Promise<ScenarioOutcome>)[] = [writes, events, auditPage, memory, listing, scim, postgres, processes];
 /** `--only events,auditPage`: those scenarios alone (named as their functions are). */
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? new Set(process.argv[onlyIndex + 1]?.split(',')) : undefined;
@@ -72,15 +74,21 @@ async function main(): Promise<void> {
   const comparisons: Record<string, Ratio> = {};
   const lines: string[] = [];
   try {
-    process.stderr.write(`seeding 10,000 and 100,000 users; ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`);
+    process.stderr.write(
+      `seeding 10,000 and ${LARGE_USERS.toLocaleString('en')} users; ${DURATION_S} s per scenario, ${CONNECTIONS} connections\n`,
+    );
+    const seeding = performance.now();
     const run: BenchRun = {
       directory,
       small: await seedUsers(join(directory, 'users-10k.db'), 10_000),
-      large: await seedUsers(join(directory, 'users-100k.db'), 100_000),
+      large: await seedUsers(join(directory, 'users-100k.db'), LARGE_USERS),
     };
+    process.stderr.write(`seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
     for (const scenario of SCENARIOS) {
       if (only && !only.has(scenario.name)) continue;
+      const started = performance.now();
       const outcome = await scenario(run);
+      process.stderr.write(`${scenario.name}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       results.push(...outcome.results);
       Object.assign(figures, outcome.figures);
       Object.assign(comparisons, outcome.comparisons);

@@ -27,6 +27,7 @@ describe('settings from the environment', () => {
       metrics: undefined,
       connections: { total: 1_000, perClient: 100 },
       databaseTimeouts: { connectMs: 3_000, statementMs: 5_000, lockMs: 1_000 },
+      databasePoolSize: 10,
       firstKeyFile: 'data/first-api-key.json',
     });
     assert.deepEqual(loadSampleConfig({}), {

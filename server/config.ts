@@ -9,6 +9,7 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http/lifecycle.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeouts.js';
+import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 import { DEFAULT_PASSWORD_HISTORY } from './directory/users.js';
 import { DEFAULT_IDEMPOTENCY_KEY_HOURS } from './http/idempotency.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
@@ -52,6 +53,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** How long to wait on the database before answering 503 (store/timeouts.ts). */
   databaseTimeouts: DatabaseTimeouts;
+  /** PostgreSQL: connections in this instance's pool. */
+  databasePoolSize: number;
   /** Where the first key goes when standard output is not a terminal (keys/first-key.ts). */
   firstKeyFile: string;
 }
@@ -237,6 +240,7 @@ const serviceSchema = sampleSchema.extend({
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(100, 600_000, DEFAULT_DATABASE_TIMEOUTS.connectMs),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(100, 3_600_000, DEFAULT_DATABASE_TIMEOUTS.statementMs),
   DATABASE_LOCK_TIMEOUT_MS: wholeNumber(0, 600_000, DEFAULT_DATABASE_TIMEOUTS.lockMs),
+  DATABASE_POOL_SIZE: wholeNumber(1, 1000, DEFAULT_POOL_SIZE),
   FIRST_KEY_FILE: text('data/first-api-key.json'),
 });
 
@@ -316,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
       lockMs: settings.DATABASE_LOCK_TIMEOUT_MS,
     },
+    databasePoolSize: settings.DATABASE_POOL_SIZE,
     firstKeyFile: settings.FIRST_KEY_FILE,
   };
 }

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     : undefined;
   const opening = openStore(config.databaseUrl, {
     timeouts: config.databaseTimeouts,
+    poolSize: config.databasePoolSize,
     ...(metrics ? { onGroupCommit: metrics.observeGroupCommit } : {}),
   });
   const metricsServer = metrics && config.metrics ? serveMetrics(metrics, { ...config.metrics, logger }) : undefined;

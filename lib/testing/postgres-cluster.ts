@@ -1,9 +1,10 @@
 /**
  * A throwaway PostgreSQL cluster on a free loopback port: initdb into a
  * temporary directory (as the `postgres` user when run as root, since initdb
- * refuses root), started with fsync off. Used by scripts/with-postgres.ts for
- * the PostgreSQL tier, and by fault tests that must restart, terminate or
- * freeze a database of their own without disturbing anyone else's.
+ * refuses root), started with fsync off unless asked to be durable. Used by
+ * scripts/with-postgres.ts for the PostgreSQL tier, by fault tests that must
+ * restart, terminate or freeze a database of their own without disturbing
+ * anyone else's, and (durable, as a deployment runs it) by the bench.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -54,7 +55,13 @@ export interface PostgresCluster {
   remove(): void;
 }
 
-export async function startPostgresCluster(options: { maxConnections?: number } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  options: {
+    maxConnections?: number;
+    /** fsync on, as PostgreSQL ships: a commit waits for the disk, as SQLite's do (the bench). */
+    durable?: boolean;
+  } = {},
+): Promise<PostgresCluster> {
   const bin = postgresBinaries();
   if (!bin) throw new Error('no PostgreSQL binaries: apt-get install postgresql, or set POSTGRES_BIN');
   const asRoot = process.getuid?.() === 0;
@@ -70,7 +77,8 @@ export async function startPostgresCluster(options: { maxConnections?: number } 
   const data = join(directory, 'data');
   const port = await freePort();
   const settings =
-    `-c listen_addresses=127.0.0.1 -p ${port} -k ${directory} -c fsync=off ` + `-c max_connections=${options.maxConnections ?? 200}`;
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${directory} -c fsync=${options.durable ? 'on' : 'off'} ` +
+    `-c max_connections=${options.maxConnections ?? 200}`;
   const pgCtl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', join(directory, 'server.log'), '-w', '-o', settings, ...args]);
   /** The postmaster and its children: what SIGSTOP must reach for the whole server to hang. */
   const processes = () => {

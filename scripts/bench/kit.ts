@@ -12,13 +12,16 @@ import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { freePort } from '../../lib/testing/ports.js';
 import { YOUNG_GENERATION_FLAG } from '../../server/heap.js';
 
+/** The large directory's users: BENCH_LARGE_USERS (the bench's smoke test takes fewer), 100,000 by default. */
+export const LARGE_USERS = Number(process.env.BENCH_LARGE_USERS) || 100_000;
+
 /** `--quick`: 2 s per scenario, comparisons of 5 rounds of 1 s. */
 export const quick = process.argv.includes('--quick');
 export const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
 export const CONNECTIONS = 50;
 export const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
 /** Audit events scenario (k) pages through. */
-export const AUDIT_EVENTS = quick ? 100_000 : 1_000_000;
+export const AUDIT_EVENTS = Number(process.env.BENCH_AUDIT_EVENTS) || (quick ? 100_000 : 1_000_000);
 /** Rounds of a comparison (at least five), and each contender's load per round, in seconds. */
 export const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS) || (quick ? 5 : 7));
 export const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
@@ -172,11 +175,51 @@ const median = (values: readonly number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-/** One side of a comparison: a server and the load it gets. */
+/** One side of a comparison: a server, or several side by side sharing the connections, and the load it gets. */
 export interface Contender {
   name: string;
-  url: string;
+  url: string | string[];
   requests: autocannon.Options['requests'];
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+/**
+ * A load split evenly over `urls` (instances side by side), as one contender's figures: req/s
+ * and errors summed, the slowest instance's p50 and p99, and the CPU time of every instance
+ * this run started over all their requests.
+ */
+async function loadAcross(
+  name: string,
+  urls: readonly string[],
+  options: { duration: number; requests: autocannon.Options['requests'] },
+): Promise<Measured> {
+  const servers = urls.map((url) => serversByOrigin.get(new URL(url).origin));
+  const cpuBefore = servers.map((server) => (server ? cpuMs(server) : 0));
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url,
+        connections: Math.ceil(CONNECTIONS / urls.length),
+        duration: options.duration,
+        sampleInt: SAMPLE_MS,
+        requests: options.requests,
+      }),
+    ),
+  );
+  const answered = sum(results.map((result) => result.requests.total));
+  const cpuUs =
+    answered > 0 && servers.every((server) => server !== undefined)
+      ? Math.round((sum(servers.map((server, index) => cpuMs(server) - cpuBefore[index]!)) * 1000) / answered)
+      : undefined;
+  return {
+    name,
+    rps: Math.round(sum(results.map((result) => result.requests.total / result.duration))),
+    p50: Math.max(...results.map((result) => result.latency.p50)),
+    p99: Math.max(...results.map((result) => result.latency.p99)),
+    errors: sum(results.map((result) => result.errors + result.timeouts + result.non2xx)),
+    cpuUsPerRequest: cpuUs,
+  };
 }
 
 /** A contender's ratio to the first of its comparison (of req/s, or of p99): the median of the per-round ratios, and their range. */
@@ -195,18 +238,16 @@ export interface Ratio {
  */
 export async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[]; p99Ratios: Ratio[] }> {
   const run = (contender: Contender, duration: number) =>
-    withCpuTime(contender.url, () =>
-      autocannon({ url: contender.url, connections: CONNECTIONS, duration, sampleInt: SAMPLE_MS, requests: contender.requests }),
-    );
+    loadAcross(contender.name, typeof contender.url === 'string' ? [contender.url] : contender.url, {
+      duration,
+      requests: contender.requests,
+    });
   for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
   const rounds: Measured[][] = contenders.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     const order = contenders.map((_, index) => index);
     if (round % 2 === 1) order.reverse();
-    for (const index of order) {
-      const { result, cpuUs } = await run(contenders[index]!, ROUND_S);
-      rounds[index]!.push(measured(contenders[index]!.name, result, cpuUs));
-    }
+    for (const index of order) rounds[index]!.push(await run(contenders[index]!, ROUND_S));
   }
   const results = contenders.map((contender, index) => {
     const mine = rounds[index]!;

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import SqliteLibrary from 'better-sqlite3';
+import pg from 'pg';
 import { PERMISSIONS } from '../../lib/contract/operations.js';
 import { createDirectory } from '../../server/directory/index.js';
 import { issueApiKey } from '../../server/keys/api-keys.js';
@@ -48,6 +49,42 @@ export async function seedUsers(path: string, count: number): Promise<SeededData
   })();
   database.close();
   return { userIds, usernames, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+}
+
+/**
+ * The same directory as seedUsers on a PostgreSQL database: the migrations and the key
+ * through openStore, then the users and their memberships in two statements.
+ */
+export async function seedPostgresUsers(url: string, count: number): Promise<SeededDatabase> {
+  const store = await openStore(url);
+  const key = issueApiKey('benchmark', PERMISSIONS, null);
+  await store.apiKeys.insert(key.record, BENCH_SEED);
+  const allUsers = (await store.groups.list())[0]!.group_id;
+  await store.close();
+
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ user_id: string; username: string }>(
+      `insert into users (user_id, username, first_name, last_name, phone, organization, locked, disabled, realm, password_hash, created)
+       select md5(random()::text || i), 'user' || i || '@example.com', 'First' || (i % 1000), 'Last' || (i % 997), '', '', false, false, 'local', null,
+              to_char(timestamp '2026-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+       from generate_series(0, $1::int - 1) as i
+       returning user_id, username`,
+      [count],
+    );
+    await client.query(`insert into user_groups (user_id, group_id) select user_id, $1 from users where user_id = any($2::text[])`, [
+      allUsers,
+      rows.map((row) => row.user_id),
+    ]);
+    return {
+      userIds: rows.map((row) => row.user_id),
+      usernames: rows.map((row) => row.username),
+      credentials: { api_key: key.record.api_key, api_key_secret: key.secret },
+    };
+  } finally {
+    await client.end();
+  }
 }
 
 export interface SeededEvents {

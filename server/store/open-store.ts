@@ -36,6 +36,8 @@ function isPostgresUrl(url: string): boolean {
 export interface StoreOptions {
   /** How long to wait on the database before a request gets 503 (timeouts.ts); each defaults to DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: Partial<DatabaseTimeouts>;
+  /** PostgreSQL: the connections of this instance's pool (DEFAULT_POOL_SIZE unless given). */
+  poolSize?: number;
   /** Told the size of each group of updates committed together (SQLite), for metrics. */
   onGroupCommit?: (writes: number) => void;
 }
@@ -119,7 +121,7 @@ async function openPostgresDatabase(url: string, options: StoreOptions): Promise
     import('./postgres/traits.js'),
   ]);
   const condition = new StoreCondition();
-  const { db, pool, lease } = openPostgres(url, redactUrl(url), timeoutsOf(options), condition);
+  const { db, pool, lease } = openPostgres(url, redactUrl(url), timeoutsOf(options), condition, options.poolSize);
   return {
     db,
     traits: postgresTraits,

@@ -107,7 +107,7 @@ export async function listing({ directory, large }: BenchRun): Promise<ScenarioO
     comparisons: {},
     figures,
     lines: [
-      `(i) every one of 100,000 users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${rssBefore} → peak ${rssPeak} MB (+${figures.every_user_rss_growth_mb}); ` +
+      `(i) every one of ${large.userIds.length.toLocaleString('en')} users: ${figures.every_user_ms} ms to the last byte (${figures.every_user_mb} MB), RSS ${rssBefore} → peak ${rssPeak} MB (+${figures.every_user_rss_growth_mb}); ` +
         `get_user p99 ${getAlone.p99} ms alone, ${getDuring.p99} ms during ${listings} listings by 10 clients`,
       `(i) compressed: gzip ${figures.every_user_gzip_mb} MB in ${figures.every_user_gzip_ms} ms, Brotli ${figures.every_user_br_mb} MB in ${figures.every_user_br_ms} ms (plain ${figures.every_user_mb} MB in ${figures.every_user_ms} ms)`,
     ],

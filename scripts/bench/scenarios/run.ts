@@ -6,6 +6,6 @@ export interface BenchRun {
   directory: string;
   /** 10,000 users, in `users-10k.db`. */
   small: SeededDatabase;
-  /** 100,000 users, in `users-100k.db`. */
+  /** LARGE_USERS (100,000 unless the smoke test asks fewer), in `users-100k.db`. */
   large: SeededDatabase;
 }

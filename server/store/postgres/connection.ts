@@ -13,12 +13,11 @@ import type { Database } from '../schema.js';
 import { type DatabaseTimeouts, UNANSWERED_GRACE_MS } from '../timeouts.js';
 import { postgresFault } from './faults.js';
 import { holdPostgresLease } from './lease.js';
+import { DEFAULT_POOL_SIZE } from './pool-size.js';
 import type { Lease } from '../sqlite/lease.js';
 
 /** Arbitrary but fixed: the advisory lock every instance takes to migrate. */
 export const MIGRATION_LOCK = 7_316_400_512;
-/** Connections per instance; a request holds one only for its statements. */
-const POOL_SIZE = 10;
 
 /**
  * The pool as Kysely takes it, with two differences. A connection that failed
@@ -64,13 +63,14 @@ export function openPostgres(
   name: string,
   timeouts: DatabaseTimeouts,
   condition: StoreCondition,
+  poolSize = DEFAULT_POOL_SIZE,
 ): { db: Kysely<Database>; pool: pg.Pool; lease: Promise<Lease> } {
   // Taken at once, awaited by the first use: a refusal surfaces there, never as an unhandled rejection.
   const lease = holdPostgresLease(url, name, timeouts);
   lease.catch(() => {});
   const pool = new pg.Pool({
     connectionString: url,
-    max: POOL_SIZE,
+    max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     idle_in_transaction_session_timeout: timeouts.statementMs,
