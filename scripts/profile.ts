@@ -5,23 +5,29 @@
  * (PROFILE_SECONDS, 10 by default), stops it, and reads the profile: the CPU
  * time per request of each layer (µs), by where the functions sampled live, and
  * the functions that cost most by themselves. The profile is kept
- * (`--out <file.cpuprofile>`) for Chrome DevTools or speedscope to draw as a
- * flame graph.
+ * (`--out <file.cpuprofile>`) for Chrome DevTools or speedscope, and drawn
+ * (`--flame-graph <file.svg>`) as a flame graph coloured by the same layers
+ * (profile/flame-graph.ts).
  *
- *   npm run build && npm run profile -- --out update-user.cpuprofile
+ *   npm run build && npm run profile -- --out update-user.cpuprofile --flame-graph update-user.svg
  */
-import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { posting, ready, SERVICE, startServer } from './bench/kit.js';
 import { updateBody } from './bench/scenarios/writes.js';
 import { seedUsers } from './bench/seed.js';
+import { flameGraph } from './profile/flame-graph.js';
 import { type CpuProfile, summarise } from './profile/summary.js';
 
 async function main(): Promise<void> {
-  const outIndex = process.argv.indexOf('--out');
-  const out = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
+  const option = (name: string) => {
+    const index = process.argv.indexOf(name);
+    return index > 0 ? process.argv[index + 1] : undefined;
+  };
+  const out = option('--out');
+  const flameGraphFile = option('--flame-graph');
   const seconds = Number(process.env.PROFILE_SECONDS) || 10;
   const directory = await mkdtemp(join(tmpdir(), 'workspace-profile-'));
   try {
@@ -48,6 +54,11 @@ async function main(): Promise<void> {
         ...summarise(profile, answered + Math.round(answered / seconds)),
       ].join('\n') + '\n',
     );
+    if (flameGraphFile) {
+      const title = `update_user at 50 connections, ${Math.round(answered / result.duration)} req/s (npm run profile)`;
+      await writeFile(flameGraphFile, flameGraph(profile, title));
+      process.stdout.write(`flame graph written to ${flameGraphFile}\n`);
+    }
     if (out) {
       await copyFile(join(profiles, file), out);
       process.stdout.write(`profile written to ${out} (open it in Chrome DevTools' Performance panel or speedscope.app)\n`);

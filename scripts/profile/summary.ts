@@ -7,7 +7,7 @@ import { relative } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 
 /** A node of V8's `.cpuprofile` (the Chrome DevTools Protocol's Profiler.ProfileNode). */
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
@@ -25,8 +25,13 @@ export interface CpuProfile {
  * The layers of the write path, by where a sampled function lives: the first whose test
  * matches names it. Node's own (HTTP, streams, timers) and V8's are what is left.
  */
-const LAYERS: [name: string, test: (url: string) => boolean][] = [
-  ['SQLite (better-sqlite3: statements, commits)', (url) => url.includes('better-sqlite3')],
+export const LAYERS: [name: string, test: (url: string) => boolean][] = [
+  // better-sqlite3 runs each statement and commit synchronously, inside Kysely's SQLite driver's executeQuery:
+  // that function's self time is SQLite's work.
+  [
+    'SQLite (better-sqlite3: statements, commits)',
+    (url) => url.includes('better-sqlite3') || url.includes('/dialect/sqlite/sqlite-driver.'),
+  ],
   ['Kysely (building and running queries)', (url) => url.includes('/kysely/')],
   ['request validation (express-openapi-validator, ajv)', (url) => /express-openapi-validator|\/ajv/.test(url)],
   ['express and its parsers', (url) => /\/(express|body-parser|router|raw-body|qs|type-is|content-type|finalhandler|send)\//.test(url)],
@@ -40,14 +45,14 @@ const LAYERS: [name: string, test: (url: string) => boolean][] = [
   ['Node (HTTP, streams, timers)', (url) => url.startsWith('node:')],
 ];
 
-const layerOf = (node: ProfileNode) => {
+export const layerOf = (node: ProfileNode) => {
   const { url, functionName } = node.callFrame;
   if (functionName === '(idle)' || functionName === '(program)' || functionName === '(garbage collector)') return functionName;
   return LAYERS.find(([, test]) => test(url))?.[0] ?? 'V8 and native';
 };
 
 /** Self time per node id, in µs, from the samples and the time between them. */
-function selfTimes(profile: CpuProfile): Map<number, number> {
+export function selfTimes(profile: CpuProfile): Map<number, number> {
   const times = new Map<number, number>();
   profile.samples.forEach((id, index) => times.set(id, (times.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
   return times;
