@@ -18,7 +18,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { DatabaseTraits, Db } from './database-traits.js';
 import { EVENT_TYPE_OF, operationsOf, resourceTypeOf } from './event-types.js';
 import { recordClaim } from './idempotency-repository.js';
@@ -37,6 +36,7 @@ import type {
 } from './records.js';
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
+import { eventIds } from './event-ids.js';
 
 /** What a change says about itself; the author and the time are added. */
 export interface ChangeRecord {
@@ -140,7 +140,7 @@ export class AuditWriter implements AuditTrail {
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
     await this.#sequence(db, by);
     const values = [
-      uuidv7(),
+      eventIds.next(),
       new Date().toISOString(),
       change.operation,
       by.actor,
@@ -179,7 +179,7 @@ export class AuditWriter implements AuditTrail {
     for (let start = 0; start < changes.length; start += EVENTS_PER_INSERT) {
       const rows = changes.slice(start, start + EVENTS_PER_INSERT).map((change) => ({
         ...(this.traits.kind === 'postgres' ? {} : { position: ++last }),
-        event_id: uuidv7(),
+        event_id: eventIds.next(),
         time: new Date().toISOString(),
         operation: change.operation,
         actor: by.actor,
