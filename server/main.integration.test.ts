@@ -102,12 +102,18 @@ describe('npm start', () => {
     const line = present(/^NODE_ENV=production .*$/m.exec(readme)?.[0], "the README's production line");
     const words = line.split(/\s+/);
     const env = Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=') as [string, string]));
-    const [program, script, ...rest] = words.filter((word) => !/^[A-Z_]+=/.test(word));
+    const [program, ...command] = words.filter((word) => !/^[A-Z_]+=/.test(word));
     assert.equal(program, 'node', `${line}: the supervisor's signal must reach the service, not ${program}`);
+    // node's own flags (the heap's, server/heap.ts), then the script and nothing after it.
+    const nodeFlags = command.filter((word) => word.startsWith('--'));
+    const [script, ...rest] = command.filter((word) => !word.startsWith('--'));
     assert.deepEqual([script, rest], [SERVICE_COMMAND, []]);
     const database = await createTestDatabase();
     t.after(() => database.drop());
-    const service = await startServiceProcess({ ...env, DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '1' }, script);
+    const service = await startServiceProcess(
+      { ...env, NODE_OPTIONS: nodeFlags.join(' '), DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '1' },
+      script,
+    );
     assert.equal(await service.stop('SIGTERM'), 0);
     assert.match(service.stdout(), /"msg":"draining: not ready, still serving"/);
     await assert.rejects(fetch(`${service.url}/healthz`), 'nothing listens after it');
