@@ -140,6 +140,20 @@ describe('the workspace-users CLI, in process against the service', () => {
     );
     assert.equal(JSON.parse(all.stdout).total, inOrder.length);
 
+    const searched = await cli(['list', '--search', '@LIST.example', '--all', '--page-size', '2', '--json']);
+    assert.equal(searched.code, 0, searched.stderr);
+    assert.deepEqual(
+      JSON.parse(searched.stdout)
+        .users.map((user: { username: string }) => user.username)
+        .sort(),
+      ['ann', 'bob', 'cy', 'dee', 'eve'].map((name) => `${name}@list.example`),
+      'the search followed page after page by its cursor',
+    );
+    const onePage = await cli(['list', '--search', 'EVE@list']);
+    assert.equal(onePage.code, 0, onePage.stderr);
+    assert.match(onePage.stdout, /eve@list\.example/);
+    assert.match(onePage.stdout, /1 users in all/);
+
     const both = await cli(['list', '--page', '2', '--cursor', cursor]);
     assert.equal(both.code, 2, 'a usage error');
     assert.match(both.stderr, /cannot be used with/);

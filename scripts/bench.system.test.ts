@@ -43,6 +43,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'memory_rss_floor_growth_mb',
         'get_users_p99_ms_one_connection',
         'get_users_cursor_p99_ms',
+        'get_users_search_p99_ms',
         'every_user_ms',
         'every_user_rss_growth_mb',
         'get_user_p99_during_listings_ms',
@@ -70,7 +71,7 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 34);
+      assert.equal(figures.scenarios.length, 35);
       assert.equal(figures.drain_delivered, figures.drain_events + 2, 'the backlog, and the key and webhook made before it, all delivered');
       assert.ok(figures.commit_to_receipt_received >= figures.commit_to_receipt_writes * 0.9, 'the steady writes delivered');
       // Each comparison: at least five interleaved rounds, the median inside the range of the rounds. A round of

@@ -12,7 +12,7 @@ import { positiveInteger, profileFields, SORTABLE_FIELDS, type SortableField, wh
 export function addUserCommands(program: Command, { io, client, note, json, passwordOptions }: CommandContext): void {
   program
     .command('list')
-    .description("list every user (one call, as Kasm's get_users), or one page with --page, --cursor or --page-size")
+    .description("list every user (one call, as Kasm's get_users), or one page with --page, --cursor, --page-size or --search")
     .addOption(
       new Option('--page <n>', 'the page, counting from 0 as Kasm does (default 0)')
         .argParser(wholeNumberFrom(0))
@@ -21,6 +21,7 @@ export function addUserCommands(program: Command, { io, client, note, json, pass
     .addOption(new Option('--cursor <cursor>', 'the page after the one that printed this cursor').conflicts('all'))
     .option('--all', "every user, fetched a page at a time by cursor (for a directory past the service's GET_USERS_MAX)")
     .option('--page-size <n>', 'users per page (at most 500; default 100 when paging)', positiveInteger)
+    .option('--search <text>', 'only the users whose username or name contains this text, in any case')
     .addOption(new Option('--sort-by <field>', 'the order (default username)').choices(SORTABLE_FIELDS))
     .addOption(new Option('--desc', 'in descending order'))
     .option('--json', 'print JSON: { users, total } and, when paging, the page and next_cursor')
@@ -30,6 +31,7 @@ export function addUserCommands(program: Command, { io, client, note, json, pass
         cursor?: string;
         all?: boolean;
         pageSize?: number;
+        search?: string;
         sortBy?: SortableField;
         desc?: boolean;
         json?: boolean;
@@ -37,6 +39,7 @@ export function addUserCommands(program: Command, { io, client, note, json, pass
         const order = {
           ...(options.sortBy ? { sort_by: options.sortBy } : {}),
           ...(options.desc ? { sort_direction: 'desc' as const } : {}),
+          ...(options.search === undefined ? {} : { search: options.search }),
         };
         if (options.all) {
           const users: User[] = [];
@@ -51,7 +54,7 @@ export function addUserCommands(program: Command, { io, client, note, json, pass
           io.stdout.write(`${users.length} users\n`);
           return;
         }
-        if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined) {
+        if (options.page === undefined && options.cursor === undefined && options.pageSize === undefined && options.search === undefined) {
           const everyone = dataOf(await client().getUsers(order));
           if (options.json) return void json(everyone);
           printUsers(everyone.users, io.stdout);

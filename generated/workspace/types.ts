@@ -58,7 +58,7 @@ export interface paths {
         put?: never;
         /**
          * List users
-         * @description With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
+         * @description With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead; so does `search`, which keeps the users whose username or name contains its text. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
          */
         post: operations["getUsers"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface components {
             api_key_secret?: components["schemas"]["ApiKeySecret"];
             /** @description The page to return, counting from 0 as Kasm does (Kasm skips `page × page_size` users), so `page: 0` is the first page and `page: 1` the second. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 0. */
             page?: number | null;
-            /** @description Users per page. Sending it (or `page`, or `cursor`) asks for one page; default 100 when only `page` or `cursor` is sent. With none of the three, the answer lists every user. */
+            /** @description Users per page. Sending it (or `page`, `cursor` or `search`) asks for one page; default 100 when it is not sent. With none of the four, the answer lists every user. */
             page_size?: number | null;
             /** @description Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`. */
             cursor?: string | null;
@@ -803,6 +803,8 @@ export interface components {
              * @enum {string|null}
              */
             sort_direction?: "asc" | "desc" | null;
+            /** @description Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it. */
+            search?: string | null;
         };
         /**
          * @description A user's identifier, 32 lowercase hexadecimal digits without dashes.

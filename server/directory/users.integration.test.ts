@@ -41,6 +41,46 @@ describe(`the directory's users (${TEST_STORE})`, () => {
     await assertRefuses(directory.users.find({ userId: '0'.repeat(32) }), { kind: 'not_found', entity: 'user' });
   });
 
+  it('lists the users whose username or name contains a text, in any case, its LIKE characters as themselves', async () => {
+    const token = `srch${Math.random().toString(36).slice(2, 10)}`;
+    const made = {
+      byUsername: await aUser(directory, { username: freshUsername(`${token}-one`) }),
+      byFirstName: await aUser(directory, { first_name: `${token.toUpperCase()}a`, last_name: 'Two' }),
+      byLastName: await aUser(directory, { first_name: 'Three', last_name: `X${token}y` }),
+      byFullName: await aUser(directory, { first_name: `Ada${token}`, last_name: 'Lovelace' }),
+      withLikeCharacters: await aUser(directory, { first_name: 'Five', last_name: `${token}%_` }),
+    };
+    await aUser(directory, { first_name: token.slice(0, 6), last_name: 'Unrelated' });
+    const search = async (
+      matching: string,
+      pageSize = 50,
+      start: { skip: number } | { after: { value: string; userId: string } } = { skip: 0 },
+    ) => directory.users.list({ pageSize, sortBy: 'username', sortDirection: 'asc', start, matching });
+    const idsOf = (users: { user_id: string }[]) => users.map((user) => user.user_id).sort();
+    const all = Object.values(made)
+      .map((user) => user.record.user_id)
+      .sort();
+
+    const found = await search(` ${token.toUpperCase()} `);
+    assert.deepEqual(idsOf(found.users), all);
+    assert.equal(found.total, 5);
+    assert.deepEqual(idsOf((await search(`${token} lovelace`)).users), [made.byFullName.record.user_id], '"first last"');
+    assert.deepEqual(idsOf((await search(`${token}%_`)).users), [made.withLikeCharacters.record.user_id], '% and _ as themselves');
+    assert.deepEqual((await search(`${token}_`)).users, []);
+    assert.deepEqual((await search(`${token.slice(0, 4)}%${token.slice(5)}`)).users, []);
+
+    // Paged by position, the pages hold the matches only, each once.
+    const firstPage = await search(token, 3);
+    assert.ok(firstPage.more);
+    const last = firstPage.users.at(-1)!;
+    const secondPage = await search(token, 3, { after: { value: last.username, userId: last.user_id } });
+    assert.equal(secondPage.more, false);
+    assert.deepEqual(idsOf([...firstPage.users, ...secondPage.users]), all);
+
+    const everyone = await directory.users.list({ pageSize: 1, sortBy: 'username', sortDirection: 'asc', start: { skip: 0 } });
+    assert.equal((await search('   ', 1)).total, everyone.total, 'nothing to search for: every user');
+  });
+
   it('takes usernames by the username profile, and refuses one it refuses, saying why', async () => {
     await assertRefuses(aUser(directory, { username: 'has\u0000nul' }), { kind: 'invalid_username' });
     const user = await aUser(directory);

@@ -138,8 +138,14 @@ export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD
   return {
     find,
 
-    /** A page of users in a listing's order. */
-    list: (query: UserQuery): Promise<UserListing> => store.users.list(query),
+    /**
+     * A page of users in a listing's order; with `matching`, of the users whose username or
+     * name contains it in any case, its spaces at either end left out (nothing left: every user).
+     */
+    list: (query: UserQuery): Promise<UserListing> => {
+      const matching = query.matching?.trim();
+      return store.users.list({ ...query, matching: matching ? matching : undefined });
+    },
 
     /** The users a SCIM filter matches; a filter the directory cannot run is refused as `invalid_filter`. */
     async search(query: UserSearch): Promise<UserSearchResult> {

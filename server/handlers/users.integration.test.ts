@@ -337,12 +337,57 @@ describe('the user lifecycle', () => {
       }
     });
 
+    it('searches usernames and names in any case, and carries the search in its cursor', async () => {
+      type Found = {
+        status: number;
+        text: string;
+        body: { users: { first_name: string; last_name: string }[]; next_cursor: string | null; page?: number; total: number };
+      };
+      const first = (await directory.callAsAdmin('get_users', { search: 'SMITH', page_size: 2, sort_by: 'first_name' })) as Found;
+      assert.equal(first.status, 200, first.text);
+      assert.deepEqual([first.body.total, first.body.page, first.body.users.length], [3, 0, 2]);
+      const rest = (await directory.callAsAdmin('get_users', { cursor: first.body.next_cursor, page_size: 2 })) as Found;
+      assert.equal(rest.status, 200, rest.text);
+      assert.equal(rest.body.next_cursor, null);
+      assert.deepEqual(
+        [...first.body.users, ...rest.body.users].map((user) => `${user.first_name} ${user.last_name}`),
+        ['Ann smith', 'Mia smith', 'Zoe smith'],
+      );
+      const fullName = (await directory.callAsAdmin('get_users', { search: 'ann SMI' })) as Found;
+      assert.deepEqual(
+        fullName.body.users.map((user) => `${user.first_name} ${user.last_name}`),
+        ['Ann smith'],
+      );
+      assert.equal(((await directory.callAsAdmin('get_users', { search: 'nobody' })) as Found).body.total, 0);
+    });
+
+    it('takes a search beside a cursor only as the cursor has it', async () => {
+      const searched = (await directory.callAsAdmin('get_users', { search: 'smith', page_size: 1 })) as Page;
+      const plain = (await directory.callAsAdmin('get_users', { page_size: 1 })) as Page;
+      const same = await directory.callAsAdmin('get_users', { cursor: searched.body.next_cursor, search: 'smith' });
+      assert.equal(same.status, 200, same.text);
+      for (const [fields, message] of [
+        [{ cursor: searched.body.next_cursor, search: 'jones' }, 'must be the search of the cursor, or left out'],
+        [{ cursor: plain.body.next_cursor, search: 'smith' }, 'must be left out: the cursor is of a listing without a search'],
+      ] as const) {
+        const answer = await directory.callAsAdmin('get_users', fields);
+        assert.equal(answer.status, 400, JSON.stringify(fields));
+        assert.equal(answer.body.code, 'invalid_cursor');
+        assert.deepEqual(answer.body.errors, [{ path: '/body/search', message }]);
+      }
+      const tooLong = await directory.callAsAdmin('get_users', { search: 'x'.repeat(257) });
+      assert.equal(tooLong.status, 400);
+      assert.equal(tooLong.body.errors[0].path, '/body/search');
+    });
+
     it('refuses a cursor it did not hand out as invalid_cursor, and text no cursor has as invalid_request', async () => {
       const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
       for (const cursor of [
         'bm90IGpzb24',
         forged([1, 'password_hash', 'asc', 'x', 'y']),
         forged([2, 'username', 'asc', 'x', 'y']),
+        forged([2, 'username', 'asc', 'x', 'y', 7]),
+        forged([3, 'username', 'asc', 'x', 'y', 'smith']),
         forged({ after: 'x' }),
       ]) {
         const answer = await directory.callAsAdmin('get_users', { cursor });

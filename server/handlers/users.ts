@@ -14,7 +14,7 @@ export function userHandlers({
   return {
     async getUsers(body, { sight }) {
       // No page asked for: every user, as Kasm's get_users answers (every-user.ts).
-      if (body.page === undefined && body.page_size === undefined && body.cursor === undefined) {
+      if (body.page === undefined && body.page_size === undefined && body.cursor === undefined && body.search === undefined) {
         return everyUser(users, turns, {
           sortBy: body.sort_by ?? 'username',
           sortDirection: body.sort_direction ?? 'asc',
@@ -28,28 +28,41 @@ export function userHandlers({
         const page = body.page ?? 0;
         const sortBy = body.sort_by ?? 'username';
         const sortDirection = body.sort_direction ?? 'asc';
-        const listing = await users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize } });
+        const search = body.search;
+        const listing = await users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize }, matching: search });
         return {
           users: listing.users.map((user) => userAsSeen(user, sight)),
           total: listing.total,
           page,
           page_size: pageSize,
-          next_cursor: listing.more ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
+          next_cursor: listing.more
+            ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, search)
+            : null,
         };
       }
-      const { sortBy, sortDirection, after } = parseCursor(body.cursor);
+      const { sortBy, sortDirection, after, search } = parseCursor(body.cursor);
       if (body.sort_by !== undefined && body.sort_by !== sortBy) {
         throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);
       }
       if (body.sort_direction !== undefined && body.sort_direction !== sortDirection) {
         throw invalidCursor('/body/sort_direction', `must be ${sortDirection}, the order of the cursor, or left out`);
       }
-      const listing = await users.list({ pageSize, sortBy, sortDirection, start: { after } });
+      if (body.search !== undefined && body.search !== search) {
+        throw invalidCursor(
+          '/body/search',
+          search === undefined
+            ? 'must be left out: the cursor is of a listing without a search'
+            : 'must be the search of the cursor, or left out',
+        );
+      }
+      const listing = await users.list({ pageSize, sortBy, sortDirection, start: { after }, matching: search });
       return {
         users: listing.users.map((user) => userAsSeen(user, sight)),
         total: listing.total,
         page_size: pageSize,
-        next_cursor: listing.more ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection) : null,
+        next_cursor: listing.more
+          ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, search)
+          : null,
       };
     },
 

@@ -123,6 +123,8 @@ export interface UserQuery {
   sortDirection: 'asc' | 'desc';
   /** Where the page starts: after skipping this many users, or right after this position. */
   start: { skip: number } | { after: SortPosition };
+  /** Only the users whose username, first or last name, or both names as "first last", contain this text in any case. */
+  matching?: string | undefined;
   /** Whether to count every user too (default true); a listing read batch by batch counts only once. */
   countTotal?: boolean;
 }

@@ -46,16 +46,17 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return self._call_model(KeyInfo.from_json, "POST", "/api/public/validate_credentials", body, credentials=True)
 
-    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None) -> UserPage:
+    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None, search: str | None | None = None) -> UserPage:
         """List users.
 
-        With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
+        With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead; so does `search`, which keeps the users whose username or name contains its text. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
 
         :param page: The page to return, counting from 0 as Kasm does (Kasm skips `page × page_size` users), so `page: 0` is the first page and `page: 1` the second. A page deep in a large directory costs more than the first, and users added or removed meanwhile shift the pages after them; to go through every user, follow `next_cursor` instead. Not together with `cursor`. Default 0.
-        :param page_size: Users per page. Sending it (or `page`, or `cursor`) asks for one page; default 100 when only `page` or `cursor` is sent. With none of the three, the answer lists every user.
+        :param page_size: Users per page. Sending it (or `page`, `cursor` or `search`) asks for one page; default 100 when it is not sent. With none of the four, the answer lists every user.
         :param cursor: Continue after the page this came from: its `next_cursor`. The page holds the users that follow that page's last user in the same order, so users added or removed meanwhile are neither repeated nor skipped, and every page costs the same at any depth. The cursor carries the order; `sort_by` and `sort_direction` may be left out, and if given must match it. Not together with `page`.
         :param sort_by: The field to order by; users with equal values follow in user_id order. Default username.
         :param sort_direction: Default asc.
+        :param search: Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it.
 
         ``POST /api/public/get_users``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -71,6 +72,8 @@ class WorkspaceClient(BaseClient):
             body["sort_by"] = sort_by
         if sort_direction is not None:
             body["sort_direction"] = sort_direction
+        if search is not None:
+            body["search"] = search
         return self._call_model(UserPage.from_json, "POST", "/api/public/get_users", body, credentials=True)
 
     def get_user(self, *, target_user: UserRef | UsernameRef | Mapping[str, Any]) -> UserResponse:
