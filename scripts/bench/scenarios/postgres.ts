@@ -43,9 +43,16 @@ export async function postgres({ directory, small }: BenchRun): Promise<Scenario
       servers.push(server);
       return server.url;
     };
-    const sqliteUrl = await start({ DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` });
     const postgresEnv = (poolSize: number) => ({ DATABASE_URL: databaseUrl.toString(), DATABASE_POOL_SIZE: String(poolSize) });
-    const [first, second] = [await start(postgresEnv(10)), await start(postgresEnv(10))];
+    // Started together (the instances on PostgreSQL take turns to check the migrations): the
+    // instance on SQLite, two instances side by side, and one each with pools of 5 and 20.
+    const [sqliteUrl, first, second, poolOf5Url, poolOf20Url] = await Promise.all([
+      start({ DATABASE_URL: `sqlite:${join(directory, 'users-10k.db')}` }),
+      start(postgresEnv(10)),
+      start(postgresEnv(10)),
+      start(postgresEnv(5)),
+      start(postgresEnv(20)),
+    ]);
 
     const updates = {
       sqlite: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
@@ -55,14 +62,12 @@ export async function postgres({ directory, small }: BenchRun): Promise<Scenario
       sqlite: posting('/api/public/get_user', () => ({ ...small.credentials, target_user: { user_id: pick(small.userIds) } })),
       postgres: posting('/api/public/get_user', () => ({ ...onPostgres.credentials, target_user: { user_id: pick(onPostgres.userIds) } })),
     };
-    // The pool's size (DATABASE_POOL_SIZE) in the same rounds: one instance each with 5 and 20 connections.
-    const pools = [await start(postgresEnv(5)), await start(postgresEnv(20))];
     const writing = await compare([
       { name: '(t) update_user, SQLite', url: sqliteUrl, requests: updates.sqlite },
       { name: '    update_user, PostgreSQL', url: first, requests: updates.postgres },
       { name: '    update_user, PostgreSQL, 2 instances', url: [first, second], requests: updates.postgres },
-      { name: '    update_user, PostgreSQL, pool of 5', url: pools[0]!, requests: updates.postgres },
-      { name: '    update_user, PostgreSQL, pool of 20', url: pools[1]!, requests: updates.postgres },
+      { name: '    update_user, PostgreSQL, pool of 5', url: poolOf5Url, requests: updates.postgres },
+      { name: '    update_user, PostgreSQL, pool of 20', url: poolOf20Url, requests: updates.postgres },
     ]);
     const reading = await compare([
       { name: '(t) get_user, SQLite', url: sqliteUrl, requests: reads.sqlite },
