@@ -264,7 +264,13 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
   });
   const ratiosOf = (figure: (round: Measured) => number) =>
     rounds.slice(1).map((mine) => {
-      const perRound = mine.map((round, index) => figure(round) / figure(rounds[0]![index]!));
+      // A round in which the first contender answered nothing (a machine busy with other work, in a
+      // short round) has no ratio: it is left out, rather than counted as infinite.
+      const perRound = mine.flatMap((round, index) => {
+        const base = figure(rounds[0]![index]!);
+        return base > 0 ? [figure(round) / base] : [];
+      });
+      if (perRound.length === 0) return { median: 0, low: 0, high: 0, rounds: ROUNDS };
       const round3 = (value: number) => Number(value.toFixed(3));
       return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
     });
