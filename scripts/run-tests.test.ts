@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../lib/project-root.js';
-import { LONGEST_FILES, longestFirst, storesOf, testFiles, tierOf } from './run-tests.js';
+import { storesOf, testFiles, tierOf } from './run-tests.js';
 
 describe('test tiers, by file name', () => {
   it('tell the tier and the stores from the name and the folder', () => {
@@ -37,16 +37,5 @@ describe('test tiers, by file name', () => {
       (file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')),
     );
     assert.deepEqual(misplaced, [], 'name these *.integration.test.ts or *.system.test.ts');
-  });
-
-  it('start the longest files first, the rest in their order, and name only files that exist', () => {
-    const files = testFiles();
-    for (const file of LONGEST_FILES) assert.ok(files.includes(file), `${file} is not a test file`);
-    const ordered = longestFirst(files);
-    assert.deepEqual(ordered.slice(0, LONGEST_FILES.length), LONGEST_FILES);
-    assert.deepEqual(
-      ordered.slice(LONGEST_FILES.length),
-      files.filter((file) => !LONGEST_FILES.includes(file)),
-    );
   });
 });

@@ -110,8 +110,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const prefixes = process.argv.slice(3);
-  const files = longestFirst(
-    testFiles().filter((file) => tierOf(file) === tier && (prefixes.length === 0 || prefixes.some((prefix) => file.startsWith(prefix)))),
+  const files = testFiles().filter(
+    (file) => tierOf(file) === tier && (prefixes.length === 0 || prefixes.some((prefix) => file.startsWith(prefix))),
   );
   // A filter that matches nothing would pass without testing anything.
   if (files.length === 0) {
@@ -150,31 +150,6 @@ async function main(): Promise<void> {
     recordTotals({ tier, store, ...totals });
     if (status !== 0) process.exit(status);
   }
-}
-
-/**
- * The files that take longest, slowest first (seconds each in a CI run: 94, 78, 69, 30, 15, 10). Files run in the order given, two at a time; in alphabetical order the gate's three files met
- * in the middle and the production install near the end, and one lane idled for half a minute while
- * the other finished them. Started first, they leave the short files to fill both lanes evenly.
- */
-export const LONGEST_FILES = [
-  'gate/gate.system.test.ts',
-  'gate/gate-variants.system.test.ts',
-  'gate/contract-command.system.test.ts',
-  'server/production-install.sqlite.system.test.ts',
-  'server/durability.sqlite.system.test.ts',
-  'server/browser.system.test.ts',
-  // The integration tier's longest: npm start on each store, 23 s.
-  'server/main.integration.test.ts',
-].map((path) => path.replaceAll('/', sep));
-
-/** The files in the order to start them: the longest first, the rest as they were. */
-export function longestFirst(files: string[]): string[] {
-  const rank = (file: string): number => {
-    const index = LONGEST_FILES.indexOf(file);
-    return index === -1 ? LONGEST_FILES.length : index;
-  };
-  return files.toSorted((a, b) => rank(a) - rank(b));
 }
 
 /**
