@@ -803,7 +803,7 @@ export interface components {
              * @enum {string|null}
              */
             sort_direction?: "asc" | "desc" | null;
-            /** @description Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it. */
+            /** @description Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it. Any character but U+0000 (NUL), which no text of PostgreSQL can hold. */
             search?: string | null;
         };
         /**

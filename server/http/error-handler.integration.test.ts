@@ -113,6 +113,7 @@ describe('the error table (docs/architecture.md, Errors)', () => {
       ['update_user', { target_user: { user_id: user.user_id, organization: nul } }],
       ['update_user', { target_user: { user_id: user.user_id, phone: `555${nul}` } }],
       ['get_user', { target_user: { username: `x${nul}` } }],
+      ['get_users', { search: `ada${nul}` }],
     ] as const) {
       assertErrorShape(await service.sendAsAdmin(operation, fields), 400, 'invalid_request');
     }
