@@ -180,6 +180,9 @@ function sendersOn(http: Client<paths>): Senders {
     getGroups: (sent) => http.POST(pathOf('getGroups'), sent),
     addUserGroup: (sent) => http.POST(pathOf('addUserGroup'), sent),
     removeUserGroup: (sent) => http.POST(pathOf('removeUserGroup'), sent),
+    createApiKey: (sent) => http.POST(pathOf('createApiKey'), sent),
+    getApiKeys: (sent) => http.POST(pathOf('getApiKeys'), sent),
+    revokeApiKey: (sent) => http.POST(pathOf('revokeApiKey'), sent),
     getAuditEvents: (sent) => http.POST(pathOf('getAuditEvents'), sent),
     getEvents: (sent) => http.POST(pathOf('getEvents'), sent),
     createWebhook: (sent) => http.POST(pathOf('createWebhook'), sent),
@@ -370,6 +373,9 @@ export const deleteUser: WorkspaceClient['deleteUser'] = (params, options) => cl
 export const getGroups: WorkspaceClient['getGroups'] = (params, options) => client().getGroups(params, options);
 export const addUserGroup: WorkspaceClient['addUserGroup'] = (params, options) => client().addUserGroup(params, options);
 export const removeUserGroup: WorkspaceClient['removeUserGroup'] = (params, options) => client().removeUserGroup(params, options);
+export const createApiKey: WorkspaceClient['createApiKey'] = (params, options) => client().createApiKey(params, options);
+export const getApiKeys: WorkspaceClient['getApiKeys'] = (params, options) => client().getApiKeys(params, options);
+export const revokeApiKey: WorkspaceClient['revokeApiKey'] = (params, options) => client().revokeApiKey(params, options);
 export const getAuditEvents: WorkspaceClient['getAuditEvents'] = (params, options) => client().getAuditEvents(params, options);
 export const getEvents: WorkspaceClient['getEvents'] = (params, options) => client().getEvents(params, options);
 export const createWebhook: WorkspaceClient['createWebhook'] = (params, options) => client().createWebhook(params, options);

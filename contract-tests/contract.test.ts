@@ -31,12 +31,14 @@ describe('the contract as the server reads it', () => {
   it("declares the design's operations, Kasm's user operations, /healthz, /readyz and the documentation, and a HEAD for each GET", () => {
     assert.deepEqual(OPERATIONS.map((operation) => operation.operationId).sort(), [
       'addUserGroup',
+      'createApiKey',
       'createGroup',
       'createUser',
       'createWebhook',
       'deleteGroup',
       'deleteUser',
       'deleteWebhook',
+      'getApiKeys',
       'getApiReference',
       'getAttributes',
       'getAuditEvents',
@@ -61,6 +63,7 @@ describe('the contract as the server reads it', () => {
       'pingWebhook',
       'redeliverWebhook',
       'removeUserGroup',
+      'revokeApiKey',
       'rotateWebhookSecret',
       'updateGroup',
       'updateUser',
@@ -98,6 +101,7 @@ describe('the contract as the server reads it', () => {
         'groups_delete',
         'events_view',
         'webhooks_manage',
+        'keys_manage',
       ],
     );
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
@@ -111,6 +115,9 @@ describe('the contract as the server reads it', () => {
       getGroups: 'groups_view',
       addUserGroup: 'groups_modify',
       removeUserGroup: 'groups_modify',
+      createApiKey: 'keys_manage',
+      getApiKeys: 'keys_manage',
+      revokeApiKey: 'keys_manage',
       getAuditEvents: 'audit_view',
       getEvents: 'events_view',
       createWebhook: 'webhooks_manage',

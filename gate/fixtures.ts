@@ -35,6 +35,8 @@ export class Fixtures {
   readonly #groups = new Set<string>();
   #names = 0;
   readonly #users = new Set<string>();
+  readonly #keys = new Set<string>();
+  #adminExpiry: Promise<string | null> | undefined;
   #group: Group | undefined;
   #ownsGroup = false;
   #limitedKey: Credentials | undefined;
@@ -120,6 +122,36 @@ export class Fixtures {
     });
     await this.call('update_webhook', { target_webhook: { webhook_id: webhook.webhook_id, enabled: false } });
     return webhook;
+  }
+
+  /** A key name marked as this run's, for cleanup. */
+  keyName(): string {
+    return `contract-gate-${this.#run}-${++this.#names}`;
+  }
+
+  /**
+   * An expiry the admin key may grant: a day from now, or the admin key's own if sooner
+   * (a key grants no expiry later than its own).
+   */
+  async grantableExpiry(): Promise<string> {
+    this.#adminExpiry ??= this.call('validate_credentials', {}).then((key: { expires: string | null }) => key.expires);
+    const own = await this.#adminExpiry;
+    const day = new Date(Date.now() + 86_400_000).toISOString();
+    return own !== null && own < day ? own : day;
+  }
+
+  /** A key of the gate's own, with no permission, revoked at the end if nothing revoked it before. */
+  async throwawayKey(): Promise<{ api_key: string }> {
+    const { api_key } = await this.call('create_api_key', {
+      target_api_key: { name: this.keyName(), expires: await this.grantableExpiry() },
+    });
+    this.trackKey(api_key.api_key);
+    return api_key;
+  }
+
+  /** Remembers a key the gate's own requests created, to revoke it at the end. */
+  trackKey(apiKey: string): void {
+    this.#keys.add(apiKey);
   }
 
   /** Remembers a user the gate's own requests created, to delete it at the end. */
@@ -251,6 +283,16 @@ export class Fixtures {
         });
       }
     }
+    // Keys this run made: those it was told of, and those Dredd's requests made, by their names.
+    const { api_keys } = await this.call('get_api_keys', {});
+    for (const key of api_keys as { api_key: string; name: string }[]) {
+      if (key.name.startsWith(`contract-gate-${this.#run}-`)) this.#keys.add(key.api_key);
+    }
+    this.#keys.delete(this.admin.api_key);
+    for (const api_key of this.#keys) {
+      await postJson(this.#target.baseUrl, '/api/public/revoke_api_key', { ...this.admin, target_api_key: { api_key } });
+    }
+    this.#keys.clear();
     if (this.#ownsGroup && this.#group) await this.#target.provisioner!.deleteGroup(this.#group.group_id);
     if (this.#limitedKey) await this.#target.provisioner!.revokeKey(this.#limitedKey.api_key);
     this.#group = undefined;

@@ -49,9 +49,26 @@ async function overridesFor(fixtures: Fixtures, target: GateTarget, notChecked: 
     (real: string[], weight = 3) =>
     (fromSchema: fc.Arbitrary<unknown>) =>
       fc.oneof({ arbitrary: fc.constantFrom(...real), weight }, { arbitrary: fromSchema, weight: 1 }) as fc.Arbitrary<never>;
+  const throwawayKey = operationId === 'revokeApiKey' ? (await fixtures.throwawayKey()).api_key : '';
+  const grantableExpiry = operationId === 'createApiKey' ? await fixtures.grantableExpiry() : '';
   const overrides: Overrides = {
     user_id: mixedWith(users.map((user) => user.user_id)),
     ...(/Webhook/.test(operationId) ? { webhook_id: mixedWith([(await fixtures.webhook()).webhook_id]) } : {}),
+    // The key to revoke is never the admin's (whose id the credentials' override gives every
+    // `api_key`): a key of the gate's own, or an id from the schema.
+    ...(operationId === 'revokeApiKey'
+      ? {
+          target_api_key: () =>
+            fc.record({
+              api_key: fc.oneof(
+                { arbitrary: fc.constant(throwawayKey), weight: 1 },
+                { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/), weight: 3 },
+              ),
+            }),
+        }
+      : {}),
+    // Keys the fuzz makes expire no later than the admin key, or each would be refused.
+    ...(operationId === 'createApiKey' ? { expires: () => fc.constant(grantableExpiry) } : {}),
     group_id: mixedWith(groups.map((group) => group.group_id)),
     username: mixedWith(
       users.map((user) => user.username),
@@ -96,6 +113,7 @@ const WORKSPACE_DIALECT: FuzzDialect = {
     if (answer.status !== 200) return;
     // Users and groups the fuzz creates are the gate's to delete at the end.
     if (operation.operationId === 'createUser') fixtures.track((answer.body as { user: { user_id: string } }).user.user_id);
+    if (operation.operationId === 'createApiKey') fixtures.trackKey((answer.body as { api_key: { api_key: string } }).api_key.api_key);
     if (operation.operationId === 'createGroup') fixtures.trackGroup((answer.body as { group: { group_id: string } }).group.group_id);
   },
 };

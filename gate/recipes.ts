@@ -57,6 +57,10 @@ function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string
       };
     case 'updateWebhook':
       return { ...fixtures.admin, target_webhook: { webhook_id: randomHex(16), description: 'Nobody' } };
+    case 'createApiKey':
+      return { ...fixtures.admin, target_api_key: { name: fixtures.keyName() } };
+    case 'revokeApiKey':
+      return { ...fixtures.admin, target_api_key: { api_key: `gate-${randomHex(8)}` } };
     case 'deleteWebhook':
     case 'rotateWebhookSecret':
     case 'getWebhookDeliveries':
@@ -94,6 +98,11 @@ const SUCCESS: Partial<Record<OperationId, Recipe>> = {
     const { user, group } = await f.member();
     return { body: { ...f.admin, target_user: { user_id: user.user_id }, target_group: { group_id: group.group_id } } };
   },
+  createApiKey: async (f) => ({
+    body: { ...f.admin, target_api_key: { name: f.keyName(), permissions: ['users_view'], expires: await f.grantableExpiry() } },
+  }),
+  getApiKeys: async (f) => ({ body: { ...f.admin, include_revoked: true } }),
+  revokeApiKey: async (f) => ({ body: { ...f.admin, target_api_key: { api_key: (await f.throwawayKey()).api_key } } }),
   getAuditEvents: async (f) => ({ body: { ...f.admin, page_size: 10 } }),
   getEvents: async (f) => ({ body: { ...f.admin, types: ['user.*'], limit: 10 } }),
   createWebhook: async (f) => ({ body: wellFormed('createWebhook', f) }),
@@ -236,6 +245,7 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
   'addUserGroup 404': async (f) => ({
     body: { ...f.admin, target_user: { user_id: (await f.user()).user_id }, target_group: { group_id: randomHex(16) } },
   }),
+  'revokeApiKey 404': async (f) => ({ body: wellFormed('revokeApiKey', f) }),
   'updateWebhook 404': async (f) => ({ body: wellFormed('updateWebhook', f) }),
   'deleteWebhook 404': async (f) => ({ body: wellFormed('deleteWebhook', f) }),
   'rotateWebhookSecret 404': async (f) => ({ body: wellFormed('rotateWebhookSecret', f) }),

@@ -9,10 +9,11 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { declaredFields } from '../lib/contract/declared-fields.js';
 import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
+import { LastUse } from './keys/last-use.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
-import { authenticate } from './http/authenticate.js';
+import { authenticate, type CredentialCheck } from './http/authenticate.js';
 import { compressedAnswers } from './http/compression.js';
 import { crossOriginAccess } from './http/cors.js';
 import { documentationHandlers } from './http/documentation.js';
@@ -114,11 +115,15 @@ export function createApp({
     ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),
   );
   // One throttle of failed credential checks, whichever protocol a client speaks.
-  const throttle = new AuthThrottle(authThrottle);
+  const credentials: CredentialCheck = {
+    store,
+    throttle: new AuthThrottle(authThrottle),
+    lastUse: new LastUse(store.apiKeys, (error) => logger.warn({ err: error }, "could not note an API key's last use")),
+  };
   // One record of the requests sent with an Idempotency-Key, whichever protocol sent them.
   const idempotent = new IdempotentRequests({ store, keptForMs: idempotencyKeyMs });
   // 2. SCIM under /scim/v2, with its own contract, routes and error answers (scim/routes.ts).
-  mountScim(app, { store, handlers: scimHandlers, throttle, idempotent, validation: scimValidation });
+  mountScim(app, { handlers: scimHandlers, credentials, idempotent, validation: scimValidation });
   // 3. The contract: every request, and every response when asked.
   app.use(validation);
   // 4. One route per operation of the contract, behind its permission.
@@ -161,7 +166,7 @@ export function createApp({
     app[operation.method](
       operation.path,
       refuseUndeclaredQuery(operation),
-      authenticate(operation.permission, store, throttle, 'workspace'),
+      authenticate(operation.permission, credentials, 'workspace'),
       idempotent.for(served.idempotencyKey),
       routeOf(served),
     );

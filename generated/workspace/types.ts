@@ -349,6 +349,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/create_api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an API key
+         * @description Makes an API key with the permissions asked for (none by default) and answers with its secret, shown only this once. There is no way up: a key grants only permissions it holds itself and an expiry no later than its own (`grant_exceeds_key` otherwise), so a key that expires cannot make one that never does. Told as `api_key.created`, which names the fields, never the secret.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/get_api_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the API keys
+         * @description The API keys, oldest first, with when each was last used; the revoked ones too when `include_revoked` asks. Never a secret.
+         */
+        post: operations["getApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/revoke_api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes an active API key: it stops working at once, on every instance, and any console session signed in with it ends. A key revokes only keys whose permissions it holds itself (`grant_exceeds_key` otherwise), and may revoke itself. Told as `api_key.revoked`.
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/get_audit_events": {
         parameters: {
             query?: never;
@@ -740,7 +800,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
+            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "grant_exceeds_key" | "api_key_not_found" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -766,11 +826,12 @@ export interface components {
          *     Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
          *     (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
          *     `events_view` lets a key follow the change feed (`get_events`); `webhooks_manage` lets it
-         *     make, change and delete webhooks. Keys made before a
+         *     make, change and delete webhooks; `keys_manage` lets it list, make and revoke API keys
+         *     (`create_api_key` grants only permissions the key holds itself). Keys made before a
          *     permission existed do not have it.
          * @enum {string}
          */
-        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete" | "events_view" | "webhooks_manage";
+        Permission: "users_view" | "users_create" | "users_modify" | "users_delete" | "groups_view" | "groups_modify" | "audit_view" | "groups_modify_system" | "users_auth_session" | "groups_create" | "groups_delete" | "events_view" | "webhooks_manage" | "keys_manage";
         /** @description What the caller's key is and may do. Its secret is never returned. */
         KeyInfo: {
             api_key: components["schemas"]["ApiKey"];
@@ -1283,6 +1344,88 @@ export interface components {
             api_key_secret?: components["schemas"]["ApiKeySecret"];
             /** @description The group to delete. */
             target_group: components["schemas"]["GroupRef"];
+        };
+        /** @description What the key is for, so that people can tell keys apart (`hr-sync`): 1 to 100 characters, not blank, none of them a control character. Surrounding whitespace is removed. */
+        ApiKeyName: string;
+        /** @description A new API key. It holds no permission unless given, and only permissions the key that makes it holds itself; it expires no later than that key does. */
+        NewApiKey: {
+            /** @description What the key is for (`hr-sync`). */
+            name: components["schemas"]["ApiKeyName"];
+            /** @description What the new key may do; none when left out. */
+            permissions?: components["schemas"]["Permission"][];
+            /**
+             * Format: date-time
+             * @description When the key stops working, in the future; null or left out: never, which only a key that never expires may grant.
+             */
+            expires?: string | null;
+        };
+        CreateApiKeyRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The key to make. */
+            target_api_key: components["schemas"]["NewApiKey"];
+        };
+        /** @description An API key as `get_api_keys` lists it. Its secret is never returned. */
+        ApiKeyDetails: {
+            api_key: components["schemas"]["ApiKey"];
+            /** @description What the key is for. */
+            name: string;
+            /** @description What the key may do: each operation names the permission it needs (its `x-permission`). */
+            permissions: components["schemas"]["Permission"][];
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null when it does not expire.
+             */
+            expires: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null while it is active.
+             */
+            revoked: string | null;
+            /**
+             * Format: date-time
+             * @description When the key last authenticated a request, to the minute (each instance writes it at most once a minute per key); null when it never has.
+             */
+            last_used: string | null;
+        };
+        /** @description The new key and its secret, shown this once. */
+        ApiKeySecretResponse: {
+            api_key: components["schemas"]["ApiKeyDetails"];
+            /** @description The key's secret (`api_key_secret`), shown only now; only its digest is kept. */
+            secret: string;
+            /** @description The bearer token an identity provider sends to SCIM (`<api_key>.<secret>`, docs/scim.md), shown only now. */
+            scim_token: string;
+        };
+        GetApiKeysRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description List the revoked keys too (default false). */
+            include_revoked?: boolean | null;
+        };
+        /** @description API keys, oldest first. */
+        ApiKeyList: {
+            /** @description The keys, never their secrets. */
+            api_keys: components["schemas"]["ApiKeyDetails"][];
+        };
+        /** @description Names an API key by its public id. */
+        ApiKeyRef: {
+            /** @description The key's public id. */
+            api_key: components["schemas"]["ApiKey"];
+        };
+        RevokeApiKeyRequest: {
+            api_key?: components["schemas"]["ApiKey"];
+            api_key_secret?: components["schemas"]["ApiKeySecret"];
+            /** @description The key to revoke. */
+            target_api_key: components["schemas"]["ApiKeyRef"];
+        };
+        /** @description The API key as it is now. */
+        ApiKeyResponse: {
+            api_key: components["schemas"]["ApiKeyDetails"];
         };
         GetAuditEventsRequest: {
             api_key?: components["schemas"]["ApiKey"];
@@ -1872,6 +2015,30 @@ export interface components {
          *     (`idempotency_key_in_use`), or made its change but its answer is not kept (`idempotency_answer_not_kept`).
          */
         GroupNameTaken: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The key lacks `keys_manage`, or the change would reach beyond the key itself: a key grants
+         *     only permissions it holds and an expiry no later than its own, and revokes only keys whose
+         *     permissions it holds.
+         */
+        KeyGrantDenied: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No active API key has the id: it does not exist or is revoked already. */
+        ApiKeyNotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2817,6 +2984,143 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeySecretResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["KeyGrantDenied"];
+            409: components["responses"]["IdempotencyKeyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetApiKeysRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
+                 *     means to make, and sends it again with every retry of that change. The first request with
+                 *     the key is carried out; a retry with the same key and the same body gets the first
+                 *     request's answer again (status, body and `ETag`), with `Idempotent-Replayed: true`, and
+                 *     changes nothing. The same key with another body is `422` (`idempotency_key_reused`); while
+                 *     the first request is still running, `409` (`idempotency_key_in_use`). Keys are the API
+                 *     key's own and are kept for 24 hours (`IDEMPOTENCY_KEY_HOURS`). An answer refusing the
+                 *     request's input (`400`) or a failure of the service (`5xx`) is not kept: the request can
+                 *     be sent again, corrected, under the same key. An answer showing a secret (a webhook's) is
+                 *     not kept either, since a secret is shown once: its retry is `409`
+                 *     (`idempotency_answer_not_kept`), and the change is made once. As the IETF draft "The Idempotency-Key HTTP
+                 *     Header Field" describes; the key may be sent quoted, as the draft's structured field, or not.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["KeyGrantDenied"];
+            404: components["responses"]["ApiKeyNotFound"];
+            409: components["responses"]["IdempotencyKeyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];

@@ -50,7 +50,6 @@ function parseExpiry(value: string): Date {
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(when.getTime())) {
     throw new InvalidArgumentError('expected an ISO date such as 2027-01-31 or 2027-01-31T18:00:00Z');
   }
-  if (when.getTime() <= Date.now()) throw new InvalidArgumentError('the expiry must be in the future');
   return when;
 }
 
@@ -139,7 +138,7 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
       if (!options.permissions) throw new UsageFailure(`create-key needs --permissions: ${PERMISSIONS_ALLOWED}`);
       const { permissions, name } = options;
       const issued = await withDirectory((directory) =>
-        directory.keys.create({ name, permissions, expires: options.expires ?? null }, ADMIN_CLI),
+        directory.keys.create({ name, permissions, expires: options.expires ?? null }, ADMIN_CLI, 'operator'),
       );
       json({
         api_key: issued.record.api_key,
@@ -180,12 +179,20 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('list API keys (never their secrets)')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const keys = await withDirectory((directory) => directory.keys.list());
+      const keys = await withDirectory((directory) => directory.keys.list({ includeRevoked: true }));
       const described = keys.map(({ secret_digest: _digest, ...key }) => ({ ...key, status: keyStatus({ ...key, secret_digest: '' }) }));
       if (options.json) return void json(described);
       printTable(
-        ['api_key', 'name', 'status', 'permissions', 'created', 'expires'],
-        described.map((key) => [key.api_key, key.name, key.status, key.permissions.join(', '), key.created, key.expires ?? 'never']),
+        ['api_key', 'name', 'status', 'permissions', 'created', 'expires', 'last_used'],
+        described.map((key) => [
+          key.api_key,
+          key.name,
+          key.status,
+          key.permissions.join(', '),
+          key.created,
+          key.expires ?? 'never',
+          key.last_used ?? 'never',
+        ]),
         stdout,
         [0],
       );
@@ -196,8 +203,8 @@ function buildProgram({ stdout, stderr, env }: AdminIo): Command {
     .description('revoke an API key; it stops working at once')
     .argument('<api_key>', 'the public id of the key')
     .action(async (apiKey: string) => {
-      const revoked = await withDirectory((directory) => directory.keys.revoke(apiKey, ADMIN_CLI));
-      json({ api_key: apiKey, revoked });
+      const revoked = await withDirectory((directory) => directory.keys.revoke(apiKey, ADMIN_CLI, 'operator'));
+      json({ api_key: apiKey, revoked: revoked.revoked });
     });
 
   program

@@ -45,6 +45,10 @@ export type Refusal =
   | { kind: 'cursor_expired'; retentionDays: number }
   /** A filter the directory cannot run: an unknown attribute, or an operator the attribute does not take. */
   | { kind: 'invalid_filter'; reason: string }
+  /** A key's name or expiry the directory does not take. */
+  | { kind: 'invalid_api_key'; field: 'name' | 'expires'; reason: string }
+  /** A grant or a revocation that reaches past the key asking for it (keys.ts); the reason says how. */
+  | { kind: 'grant_exceeds_key'; reason: string }
   | { kind: 'already_member' }
   | { kind: 'not_member' }
   /** Attributes refused, each with why; `privateKey` when an SSH key sent was a private one. */
@@ -94,6 +98,10 @@ function describe(refusal: Refusal): string {
       return `Invalid webhook URL: ${refusal.reason}`;
     case 'cursor_expired':
       return `The cursor is older than the ${refusal.retentionDays} days the change feed reaches: read the directory afresh with get_users and get_groups, then follow the feed again without after`;
+    case 'invalid_api_key':
+      return `API key ${refusal.field} ${refusal.reason}`;
+    case 'grant_exceeds_key':
+      return refusal.reason;
     case 'already_member':
       return 'User is already a member of this group';
     case 'not_member':

@@ -195,8 +195,8 @@ describe(`the directory's groups, attributes and keys (${TEST_STORE})`, () => {
     assert.deepEqual(record.permissions, ['users_view']);
     assert.ok(!JSON.stringify(await directory.keys.list()).includes(secret), 'the secret is never kept');
     assert.deepEqual((await directory.keys.update(record.api_key, { permissions: [] }, TEST_SETUP)).permissions, []);
-    await directory.keys.revoke(record.api_key, TEST_SETUP);
-    await assertRefuses(directory.keys.revoke(record.api_key, TEST_SETUP), { kind: 'not_found', entity: 'api_key' });
+    await directory.keys.revoke(record.api_key, TEST_SETUP, 'operator');
+    await assertRefuses(directory.keys.revoke(record.api_key, TEST_SETUP, 'operator'), { kind: 'not_found', entity: 'api_key' });
     await assertRefuses(directory.keys.update(record.api_key, { expires: null }, TEST_SETUP), { kind: 'not_found', entity: 'api_key' });
   });
 });

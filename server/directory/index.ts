@@ -51,7 +51,7 @@ export { ADMIN_CLI, SERVICE } from '../store/records.js';
 export type { NewUser, UserChange, UserDirectory, UserReference } from './users.js';
 export { DEFAULT_PASSWORD_HISTORY } from './users.js';
 export type { GroupDirectory, NewGroup } from './groups.js';
-export type { NewApiKey } from './keys.js';
+export type { Grantor, NewApiKey } from './keys.js';
 export type { NewWebhook, WebhookDirectoryOptions } from './webhooks.js';
 export type { DirectoryOptions };
 export type { EventTypeFilter, FeedAnswer, FeedRequest } from './change-feed.js';

@@ -20,7 +20,7 @@ function answerTo(refusal: Refusal): Answer {
     case 'not_found':
       return {
         status: 404,
-        code: ({ user: 'user_not_found', group: 'group_not_found', webhook: 'webhook_not_found', api_key: 'not_found' } as const)[
+        code: ({ user: 'user_not_found', group: 'group_not_found', webhook: 'webhook_not_found', api_key: 'api_key_not_found' } as const)[
           refusal.entity
         ],
       };
@@ -39,6 +39,14 @@ function answerTo(refusal: Refusal): Answer {
       return { status: 409, code: 'system_group' };
     case 'already_member':
       return { status: 409, code: 'already_member' };
+    case 'invalid_api_key':
+      return {
+        status: 400,
+        code: 'invalid_request',
+        details: [{ path: `/body/target_api_key/${refusal.field}`, message: refusal.reason }],
+      };
+    case 'grant_exceeds_key':
+      return { status: 403, code: 'grant_exceeds_key' };
     case 'not_member':
       return { status: 409, code: 'not_member' };
     case 'invalid_username':

@@ -8,6 +8,7 @@ import { answeringRefusals } from './directory-errors.js';
 import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { eventHandlers } from './events.js';
+import { keyHandlers } from './keys.js';
 import { webhookHandlers } from './webhooks.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
@@ -81,6 +82,7 @@ function handlersOver(services: Services): Handlers {
     ...auditHandlers(services),
     ...eventHandlers(services),
     ...webhookHandlers(services),
+    ...keyHandlers(services),
   };
   // Every handler's directory refusals answered as this API's errors (directory-errors.ts).
   // (A mapped type over every operation: the entries lose each one's own types, which the wrapper keeps.)

@@ -93,6 +93,8 @@ describe('credentials and permissions', () => {
           getWebhookDeliveries: { target_webhook: { webhook_id: 'c'.repeat(32) } },
           redeliverWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
           pingWebhook: { target_webhook: { webhook_id: 'c'.repeat(32) } },
+          createApiKey: { target_api_key: { name: 'Permission check' } },
+          revokeApiKey: { target_api_key: { api_key: 'nosuchkey' } },
         };
         const answer = await service.request(operation.path, {
           method: 'POST',

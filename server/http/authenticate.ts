@@ -21,6 +21,7 @@
 import type { Request, RequestHandler } from 'express';
 import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
 import { isValidKey } from '../keys/api-keys.js';
+import type { LastUse } from '../keys/last-use.js';
 import type { AuthThrottle } from '../keys/throttle.js';
 import { ServiceError, invalidCredentials, permissionDenied } from '../service-errors.js';
 import type { Store } from '../store/repositories.js';
@@ -107,10 +108,16 @@ function credentialsOf(req: Request, ways: readonly Way[]): Credentials | undefi
   return first[1];
 }
 
+/** What checks credentials, shared by every protocol: the keys, one throttle of failures, and the record of each key's last use. */
+export interface CredentialCheck {
+  store: Store;
+  throttle: AuthThrottle;
+  lastUse: LastUse;
+}
+
 export function authenticate(
   permission: RequiredPermission,
-  store: Store,
-  throttle: AuthThrottle,
+  { store, throttle, lastUse }: CredentialCheck,
   protocol: keyof typeof WAYS,
 ): RequestHandler {
   return async (req, res, next) => {
@@ -131,6 +138,7 @@ export function authenticate(
       }
       throw answer;
     }
+    lastUse.note(key);
     if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
     // Named in the request's log line, and in any line logged through requestLogger from here on.
     res.locals.apiKey = key;

@@ -29,6 +29,8 @@ export const PROBLEM_TYPES: Record<ErrorCode, { status: number; title: string }>
   listing_too_large: { status: 400, title: 'Listing too large' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
   permission_denied: { status: 403, title: 'Permission denied' },
+  grant_exceeds_key: { status: 403, title: 'Grant exceeds the key' },
+  api_key_not_found: { status: 404, title: 'API key not found' },
   user_not_found: { status: 404, title: 'User not found' },
   group_not_found: { status: 404, title: 'Group not found' },
   not_found: { status: 404, title: 'Not found' },

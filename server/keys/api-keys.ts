@@ -40,6 +40,7 @@ export function issueApiKey(name: string, permissions: readonly Permission[], ex
       created: now.toISOString(),
       expires: expires ? expires.toISOString() : null,
       revoked: null,
+      last_used: null,
     },
   };
 }

@@ -27,10 +27,13 @@ function answerTo(refusal: Refusal): { status: number; scimType: ScimType; detai
       };
     case 'invalid_filter':
       return { status: 400, scimType: 'invalidFilter' };
-    // The change feed is not SCIM's: neither reaches a SCIM client.
+    case 'grant_exceeds_key':
+      return { status: 403, scimType: 'permissionDenied' };
+    // The change feed, webhooks and keys are not SCIM's: none reaches a SCIM client.
     case 'invalid_cursor':
     case 'cursor_expired':
     case 'invalid_webhook_url':
+    case 'invalid_api_key':
       return { status: 400, scimType: 'invalidValue' };
     case 'invalid_username':
     case 'invalid_group_name':

@@ -55,6 +55,8 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   ssh_private_key: 'invalidValue',
   invalid_credentials: 'invalidCredentials',
   permission_denied: 'permissionDenied',
+  grant_exceeds_key: 'permissionDenied',
+  api_key_not_found: 'notFound',
   user_not_found: 'notFound',
   group_not_found: 'notFound',
   not_found: 'notFound',

@@ -5,12 +5,11 @@
  * answers for everything under that path.
  */
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import { authenticate } from '../http/authenticate.js';
+import { authenticate, type CredentialCheck } from '../http/authenticate.js';
 import { idempotencyClaimOf, type IdempotentRequests } from '../http/idempotency.js';
 import { entityTag, writeConditions } from '../http/entity-tags.js';
 import { undeclaredQuery } from '../http/query-guard.js';
 import { sendJson } from '../http/send-json.js';
-import type { AuthThrottle } from '../keys/throttle.js';
 import type { ApiKeyRecord } from '../directory/index.js';
 import type { Store } from '../store/repositories.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from './contract.js';
@@ -33,11 +32,10 @@ export function createScimHandlers(store: Store, options: DirectoryOptions = {})
 }
 
 export interface ScimParts {
-  store: Store;
   /** One handler per SCIM operation: createScimHandlers(store). */
   handlers: ScimHandlers;
-  /** The workspace API's throttle: one budget of failed checks per client, whichever protocol it speaks. */
-  throttle: AuthThrottle;
+  /** The workspace API's credential check: one throttle of failed checks per client, whichever protocol it speaks. */
+  credentials: CredentialCheck;
   /** The SCIM contract's checks: scimContractValidation() (contract.ts). */
   validation: (RequestHandler | ErrorRequestHandler)[];
   /** The requests sent with an Idempotency-Key, shared with the workspace API. */
@@ -88,7 +86,7 @@ function route(handler: ScimHandler): RequestHandler {
 }
 
 /** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
-export function mountScim(app: Express, { store, handlers, throttle, idempotent, validation }: ScimParts): void {
+export function mountScim(app: Express, { handlers, credentials, idempotent, validation }: ScimParts): void {
   // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract reads them.
   app.use(SCIM_BASE_PATH, canonicalAttributeNames);
   app.use(validation);
@@ -96,7 +94,7 @@ export function mountScim(app: Express, { store, handlers, throttle, idempotent,
     app[operation.method](
       operation.route,
       refuseUndeclaredScimQuery(operation.queryParameters),
-      authenticate(operation.permission, store, throttle, 'scim'),
+      authenticate(operation.permission, credentials, 'scim'),
       idempotent.for(operation.idempotencyKey),
       route(handlers[operation.operationId]),
     );

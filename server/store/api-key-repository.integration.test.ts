@@ -23,6 +23,7 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
     created: new Date(Date.UTC(2026, 0, counter)).toISOString(),
     expires: null,
     revoked: null,
+    last_used: null,
     ...fields,
   });
 
@@ -68,5 +69,17 @@ describe(`ApiKeyRepository (${TEST_STORE})`, () => {
     assert.equal(await store.apiKeys.revoke(record.api_key, new Date().toISOString(), TEST_SETUP), false, 'revoked already');
     assert.equal((await store.apiKeys.find(record.api_key))?.revoked, when, 'the first revocation time stays');
     assert.equal(await store.apiKeys.revoke('nosuchkey0000000', when, TEST_SETUP), false);
+  });
+
+  it('notes a use only past the last one noted, so that racing instances write once', async () => {
+    const record = key();
+    await store.apiKeys.insert(record, TEST_SETUP);
+    const lastUsed = async () => (await store.apiKeys.find(record.api_key))?.last_used;
+    await store.apiKeys.noteUse(record.api_key, '2026-11-27T10:00:00.000Z', '2026-11-27T09:59:00.000Z');
+    assert.equal(await lastUsed(), '2026-11-27T10:00:00.000Z', 'the first use');
+    await store.apiKeys.noteUse(record.api_key, '2026-11-27T10:00:30.000Z', '2026-11-27T09:59:30.000Z');
+    assert.equal(await lastUsed(), '2026-11-27T10:00:00.000Z', 'a use within the minute of the noted one is not written');
+    await store.apiKeys.noteUse(record.api_key, '2026-11-27T10:01:01.000Z', '2026-11-27T10:00:01.000Z');
+    assert.equal(await lastUsed(), '2026-11-27T10:01:01.000Z', 'a use past the minute is');
   });
 });

@@ -61,6 +61,15 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     });
   }
 
+  async noteUse(apiKey: string, when: string, since: string): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used: when })
+      .where('api_key', '=', apiKey)
+      .where((row) => row.or([row('last_used', 'is', null), row('last_used', '<', since)]))
+      .execute();
+  }
+
   async update(apiKey: string, changes: ApiKeyChanges, by: ChangeAuthor): Promise<ApiKeyRecord | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx

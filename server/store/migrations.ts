@@ -402,6 +402,13 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_keys_expires_idx').on('idempotency_keys').column('expires').execute();
     },
   },
+  '0016_api_key_last_use': {
+    // When each key last authenticated a request, written at most once a minute per key
+    // (server/keys/last-use.ts): unknown for the keys' uses before it.
+    async up(db: AnyDatabase) {
+      await db.schema.alterTable('api_keys').addColumn('last_used', 'text').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

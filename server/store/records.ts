@@ -177,6 +177,8 @@ export interface ApiKeyRecord {
   created: string;
   expires: string | null;
   revoked: string | null;
+  /** When the key last authenticated a request, to the minute (keys/last-use.ts); null when it never has. */
+  last_used: string | null;
 }
 
 /** What a change was, as its audit event names it: the workspace API's operation that makes such a change. */

@@ -135,6 +135,11 @@ export interface ApiKeyRepository {
   revoke(apiKey: string, when: string, by: ChangeAuthor): Promise<boolean>;
   /** Changes an active key's permissions or expiry (null: never expires); undefined when there is no such key or it is revoked. */
   update(apiKey: string, changes: ApiKeyChanges, by: ChangeAuthor): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Notes that the key authenticated a request at `when`, unless a use at or after `since` is
+   * noted already (so that instances racing write once): no change of the directory, never audited.
+   */
+  noteUse(apiKey: string, when: string, since: string): Promise<void>;
 }
 
 /** What an operator may change of a key after it is made: never its name, secret or id. */

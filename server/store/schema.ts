@@ -205,4 +205,6 @@ export interface ApiKeysTable {
   created: string;
   expires: string | null;
   revoked: string | null;
+  /** When the key last authenticated a request, to the minute (keys/last-use.ts). */
+  last_used: string | null;
 }

@@ -22,4 +22,4 @@ export const aGroup = (directory: Directory, fields: Partial<NewGroup> = {}): Pr
   directory.groups.create({ name: freshGroupName(), ...fields }, TEST_SETUP);
 
 export const aKey = (directory: Directory, fields: Partial<NewApiKey> = {}) =>
-  directory.keys.create({ name: `key ${unique()}`, permissions: [], expires: null, ...fields }, TEST_SETUP);
+  directory.keys.create({ name: `key ${unique()}`, permissions: [], expires: null, ...fields }, TEST_SETUP, 'operator');

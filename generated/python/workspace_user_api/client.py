@@ -11,7 +11,7 @@ from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
 from .errors import ApiError, TransportError
-from .models import AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
+from .models import ApiKeyList, ApiKeyRef, ApiKeyResponse, ApiKeySecretResponse, AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewApiKey, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
 
 __all__ = ["WorkspaceClient"]
 
@@ -281,6 +281,49 @@ class WorkspaceClient(BaseClient):
         """
         body: dict[str, Any] = {"target_group": _encode.as_json(target_group)}
         return self._call_json("POST", "/api/public/delete_group", body, credentials=True, idempotency_key=idempotency_key)[1]
+
+    def create_api_key(self, *, target_api_key: NewApiKey | Mapping[str, Any], idempotency_key: str | None = None) -> ApiKeySecretResponse:
+        """Make an API key.
+
+        Makes an API key with the permissions asked for (none by default) and answers with its secret, shown only this once. There is no way up: a key grants only permissions it holds itself and an expiry no later than its own (`grant_exceeds_key` otherwise), so a key that expires cannot make one that never does. Told as `api_key.created`, which names the fields, never the secret.
+
+        :param target_api_key: The key to make.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
+
+        ``POST /api/public/create_api_key``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_api_key": _encode.as_json(target_api_key)}
+        return self._call_model(ApiKeySecretResponse.from_json, "POST", "/api/public/create_api_key", body, credentials=True, idempotency_key=idempotency_key)
+
+    def get_api_keys(self, *, include_revoked: bool | None | None = None) -> ApiKeyList:
+        """List the API keys.
+
+        The API keys, oldest first, with when each was last used; the revoked ones too when `include_revoked` asks. Never a secret.
+
+        :param include_revoked: List the revoked keys too (default false).
+
+        ``POST /api/public/get_api_keys``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {}
+        if include_revoked is not None:
+            body["include_revoked"] = include_revoked
+        return self._call_model(ApiKeyList.from_json, "POST", "/api/public/get_api_keys", body, credentials=True)
+
+    def revoke_api_key(self, *, target_api_key: ApiKeyRef | Mapping[str, Any], idempotency_key: str | None = None) -> ApiKeyResponse:
+        """Revoke an API key.
+
+        Revokes an active API key: it stops working at once, on every instance, and any console session signed in with it ends. A key revokes only keys whose permissions it holds itself (`grant_exceeds_key` otherwise), and may revoke itself. Told as `api_key.revoked`.
+
+        :param target_api_key: The key to revoke.
+        :param idempotency_key: Sent as ``Idempotency-Key`` with every attempt: the service makes the change once however often it arrives (docs/api.md, "Retries"). A create gets a random one unless given one.
+
+        ``POST /api/public/revoke_api_key``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
+        The answer's ``call`` says how it came (its request id and the attempts it took).
+        """
+        body: dict[str, Any] = {"target_api_key": _encode.as_json(target_api_key)}
+        return self._call_model(ApiKeyResponse.from_json, "POST", "/api/public/revoke_api_key", body, credentials=True, idempotency_key=idempotency_key)
 
     def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.

@@ -9,9 +9,9 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "permission_denied", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "permission_denied", "grant_exceeds_key", "api_key_not_found", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
 """The values of Error.code."""
 
 ApiKey: TypeAlias = str
@@ -20,14 +20,15 @@ ApiKey: TypeAlias = str
 ApiKeySecret: TypeAlias = str
 """The API key's secret, shown once when the key is created. Never returned by the API."""
 
-Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete", "events_view", "webhooks_manage"]
+Permission: TypeAlias = Literal["users_view", "users_create", "users_modify", "users_delete", "groups_view", "groups_modify", "audit_view", "groups_modify_system", "users_auth_session", "groups_create", "groups_delete", "events_view", "webhooks_manage", "keys_manage"]
 """A permission an API key may hold; each operation's `x-permission` names the one it needs.
 `groups_modify_system` (Kasm's "Groups Modify System") lets `remove_user_group` take a
 user out of a system group such as "All Users". `users_auth_session` (Kasm's "Users Auth
 Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_delete`
 (Kasm's "Groups Create" and "Groups Delete") let a key create and delete groups.
 `events_view` lets a key follow the change feed (`get_events`); `webhooks_manage` lets it
-make, change and delete webhooks. Keys made before a
+make, change and delete webhooks; `keys_manage` lets it list, make and revoke API keys
+(`create_api_key` grants only permissions the key holds itself). Keys made before a
 permission existed do not have it.
 """
 
@@ -128,6 +129,9 @@ separators, private-use and unassigned code points are refused (`400 invalid_gro
 Unique means that no other group's name reads the same, case, width and kinds of space
 aside: `all users` and `ALL USERS` are "All Users" (`409 group_name_taken`).
 """
+
+ApiKeyName: TypeAlias = str
+"""What the key is for, so that people can tell keys apart (`hr-sync`): 1 to 100 characters, not blank, none of them a control character. Surrounding whitespace is removed."""
 
 AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup", "createWebhook", "updateWebhook", "disableWebhook", "deleteWebhook"]
 """The values of AuditEvent.operation."""
@@ -1059,6 +1063,176 @@ class GroupUpdate:
             name=None if fields["name"] is None else _decode.text(fields["name"], "GroupUpdate.name") if "name" in fields else None,
             description=None if fields["description"] is None else _decode.text(fields["description"], "GroupUpdate.description") if "description" in fields else None,
             priority=None if fields["priority"] is None else _decode.integer(fields["priority"], "GroupUpdate.priority") if "priority" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class NewApiKey:
+    """A new API key. It holds no permission unless given, and only permissions the key that makes it holds itself; it expires no later than that key does."""
+
+    name: ApiKeyName
+    """What the key is for (`hr-sync`)."""
+
+    permissions: list[Permission] | None = None
+    """What the new key may do; none when left out."""
+
+    expires: datetime | None = None
+    """When the key stops working, in the future; null or left out: never, which only a key that never expires may grant."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"name": self.name}
+        if self.permissions is not None:
+            body["permissions"] = list(self.permissions)
+        if self.expires is not None:
+            body["expires"] = None if self.expires is None else self.expires.isoformat()
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> NewApiKey:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "NewApiKey")
+        return cls(
+            name=_decode.text(_decode.required(fields, "name", "NewApiKey"), "NewApiKey.name"),
+            permissions=[cast("Permission", _decode.text(item, "NewApiKey.permissions[]")) for item in _decode.array(fields["permissions"], "NewApiKey.permissions")] if "permissions" in fields else None,
+            expires=None if fields["expires"] is None else _decode.date_time(fields["expires"], "NewApiKey.expires") if "expires" in fields else None,
+        )
+
+
+@dataclass(kw_only=True)
+class ApiKeyDetails:
+    """An API key as `get_api_keys` lists it. Its secret is never returned."""
+
+    api_key: ApiKey
+    """The public identifier of an API key (letters, digits, `-` and `_`)."""
+
+    name: str
+    """What the key is for."""
+
+    permissions: list[Permission]
+    """What the key may do: each operation names the permission it needs (its `x-permission`)."""
+
+    created: datetime
+    """When the key was made."""
+
+    expires: datetime | None
+    """When the key stops working; null when it does not expire."""
+
+    revoked: datetime | None
+    """When the key was revoked; null while it is active."""
+
+    last_used: datetime | None
+    """When the key last authenticated a request, to the minute (each instance writes it at most once a minute per key); null when it never has."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_key": self.api_key, "name": self.name, "permissions": list(self.permissions), "created": self.created.isoformat(), "expires": None if self.expires is None else self.expires.isoformat(), "revoked": None if self.revoked is None else self.revoked.isoformat(), "last_used": None if self.last_used is None else self.last_used.isoformat()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ApiKeyDetails:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ApiKeyDetails")
+        return cls(
+            api_key=_decode.text(_decode.required(fields, "api_key", "ApiKeyDetails"), "ApiKeyDetails.api_key"),
+            name=_decode.text(_decode.required(fields, "name", "ApiKeyDetails"), "ApiKeyDetails.name"),
+            permissions=[cast("Permission", _decode.text(item, "ApiKeyDetails.permissions[]")) for item in _decode.array(_decode.required(fields, "permissions", "ApiKeyDetails"), "ApiKeyDetails.permissions")],
+            created=_decode.date_time(_decode.required(fields, "created", "ApiKeyDetails"), "ApiKeyDetails.created"),
+            expires=None if _decode.required(fields, "expires", "ApiKeyDetails") is None else _decode.date_time(_decode.required(fields, "expires", "ApiKeyDetails"), "ApiKeyDetails.expires"),
+            revoked=None if _decode.required(fields, "revoked", "ApiKeyDetails") is None else _decode.date_time(_decode.required(fields, "revoked", "ApiKeyDetails"), "ApiKeyDetails.revoked"),
+            last_used=None if _decode.required(fields, "last_used", "ApiKeyDetails") is None else _decode.date_time(_decode.required(fields, "last_used", "ApiKeyDetails"), "ApiKeyDetails.last_used"),
+        )
+
+
+@dataclass(kw_only=True)
+class ApiKeySecretResponse(Answer):
+    """The new key and its secret, shown this once."""
+
+    api_key: ApiKeyDetails
+    """An API key as `get_api_keys` lists it. Its secret is never returned."""
+
+    secret: str
+    """The key's secret (`api_key_secret`), shown only now; only its digest is kept."""
+
+    scim_token: str
+    """The bearer token an identity provider sends to SCIM (`<api_key>.<secret>`, docs/scim.md), shown only now."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_key": self.api_key.to_json(), "secret": self.secret, "scim_token": self.scim_token}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ApiKeySecretResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ApiKeySecretResponse")
+        return cls(
+            api_key=ApiKeyDetails.from_json(_decode.required(fields, "api_key", "ApiKeySecretResponse")),
+            secret=_decode.text(_decode.required(fields, "secret", "ApiKeySecretResponse"), "ApiKeySecretResponse.secret"),
+            scim_token=_decode.text(_decode.required(fields, "scim_token", "ApiKeySecretResponse"), "ApiKeySecretResponse.scim_token"),
+        )
+
+
+@dataclass(kw_only=True)
+class ApiKeyList(Answer):
+    """API keys, oldest first."""
+
+    api_keys: list[ApiKeyDetails]
+    """The keys, never their secrets."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_keys": [item.to_json() for item in self.api_keys]}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ApiKeyList:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ApiKeyList")
+        return cls(
+            api_keys=[ApiKeyDetails.from_json(item) for item in _decode.array(_decode.required(fields, "api_keys", "ApiKeyList"), "ApiKeyList.api_keys")],
+        )
+
+
+@dataclass(kw_only=True)
+class ApiKeyRef:
+    """Names an API key by its public id."""
+
+    api_key: ApiKey
+    """The key's public id."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_key": self.api_key}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ApiKeyRef:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ApiKeyRef")
+        return cls(
+            api_key=_decode.text(_decode.required(fields, "api_key", "ApiKeyRef"), "ApiKeyRef.api_key"),
+        )
+
+
+@dataclass(kw_only=True)
+class ApiKeyResponse(Answer):
+    """The API key as it is now."""
+
+    api_key: ApiKeyDetails
+    """An API key as `get_api_keys` lists it. Its secret is never returned."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"api_key": self.api_key.to_json()}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ApiKeyResponse:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ApiKeyResponse")
+        return cls(
+            api_key=ApiKeyDetails.from_json(_decode.required(fields, "api_key", "ApiKeyResponse")),
         )
 
 
