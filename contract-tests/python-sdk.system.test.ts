@@ -60,6 +60,7 @@ describe('the Python SDK', needs(python3, 'the Python SDK tests'), () => {
     assert.deepEqual([...operations].sort(), [...everyOperation].sort());
     assert.deepEqual(codes, [
       'already_member',
+      'api_key_not_found',
       'cursor_expired',
       'group_name_taken',
       'group_not_found',

@@ -21,6 +21,8 @@ from typing import Any
 
 from workspace_user_api import (
     ApiError,
+    ApiKeyRef,
+    NewApiKey,
     GroupRef,
     NewUser,
     TransportError,
@@ -228,6 +230,22 @@ client.delete_webhook(target_webhook=hook)
 expect_error(lambda: client.delete_webhook(target_webhook=hook), 404, "webhook_not_found")
 expect_error(lambda: client.create_webhook(target_webhook=NewWebhook(url="http://169.254.169.254/")), 400, "invalid_webhook_url")
 done.append("deleteWebhook")
+
+# API keys: made (its secret shown once), working with what it was granted, listed, revoked.
+expiry = datetime.now(timezone.utc) + timedelta(days=1)
+issued = client.create_api_key(target_api_key=NewApiKey(name="py-sdk", permissions=["users_view"], expires=expiry))
+assert issued.api_key.permissions == ["users_view"] and issued.scim_token == f"{issued.api_key.api_key}.{issued.secret}", issued
+issued_client = WorkspaceClient(os.environ["WORKSPACE_URL"], api_key=issued.api_key.api_key, api_key_secret=issued.secret)
+assert issued_client.validate_credentials().permissions == ["users_view"]
+done.append("createApiKey")
+listed = [key for key in client.get_api_keys().api_keys if key.api_key == issued.api_key.api_key]
+assert len(listed) == 1 and listed[0].revoked is None, listed
+done.append("getApiKeys")
+issued_ref = ApiKeyRef(api_key=issued.api_key.api_key)
+assert client.revoke_api_key(target_api_key=issued_ref).api_key.revoked is not None
+expect_error(lambda: client.revoke_api_key(target_api_key=issued_ref), 404, "api_key_not_found")
+expect_error(lambda: issued_client.validate_credentials(), 401, "invalid_credentials")
+done.append("revokeApiKey")
 
 index = client.get_service_index()
 assert index.links.api_reference == "/docs" and index.links.scim == "/scim/v2", index
