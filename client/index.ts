@@ -172,6 +172,9 @@ export function pathOf<Op extends OperationName>(operation: Op): PathOf<Op> {
 function sendersOn(http: Client<paths>): Senders {
   return {
     validateCredentials: (sent) => http.POST(pathOf('validateCredentials'), sent),
+    signIn: (sent) => http.POST(pathOf('signIn'), sent),
+    getSession: (sent) => http.POST(pathOf('getSession'), sent),
+    signOut: (sent) => http.POST(pathOf('signOut'), sent),
     getUsers: (sent) => http.POST(pathOf('getUsers'), sent),
     getUser: (sent) => http.POST(pathOf('getUser'), sent),
     createUser: (sent) => http.POST(pathOf('createUser'), sent),
@@ -365,6 +368,9 @@ const client = (): WorkspaceClient => (shared ??= createWorkspaceClient());
 
 export const validateCredentials: WorkspaceClient['validateCredentials'] = (params, options) =>
   client().validateCredentials(params, options);
+export const signIn: WorkspaceClient['signIn'] = (params, options) => client().signIn(params, options);
+export const getSession: WorkspaceClient['getSession'] = (params, options) => client().getSession(params, options);
+export const signOut: WorkspaceClient['signOut'] = (params, options) => client().signOut(params, options);
 export const getUsers: WorkspaceClient['getUsers'] = (params, options) => client().getUsers(params, options);
 export const getUser: WorkspaceClient['getUser'] = (params, options) => client().getUser(params, options);
 export const createUser: WorkspaceClient['createUser'] = (params, options) => client().createUser(params, options);

@@ -49,6 +49,7 @@ describe('the contract as the server reads it', () => {
       'getOpenApiDocument',
       'getReadiness',
       'getServiceIndex',
+      'getSession',
       'getUser',
       'getUsers',
       'getWebhookDeliveries',
@@ -65,6 +66,8 @@ describe('the contract as the server reads it', () => {
       'removeUserGroup',
       'revokeApiKey',
       'rotateWebhookSecret',
+      'signIn',
+      'signOut',
       'updateGroup',
       'updateUser',
       'updateUserAttributes',
@@ -107,6 +110,9 @@ describe('the contract as the server reads it', () => {
     const permissionOf = Object.fromEntries(OPERATIONS.map((operation) => [operation.operationId, operation.permission]));
     assert.deepEqual(permissionOf, {
       validateCredentials: 'authenticated',
+      signIn: 'authenticated',
+      getSession: 'authenticated',
+      signOut: 'authenticated',
       getUsers: 'users_view',
       getUser: 'users_view',
       createUser: 'users_create',

@@ -124,6 +124,28 @@ export class Fixtures {
     return webhook;
   }
 
+  /** A console session of the admin key, new each time: its cookie (as a browser sends it back) and its CSRF token. */
+  async consoleSession(): Promise<{ cookie: string; csrf: string }> {
+    const answer = await postJson(this.#target.baseUrl, '/api/public/sign_in', this.admin);
+    const cookie = answer.headers.get('set-cookie')?.split(';')[0];
+    if (answer.status !== 200 || !cookie) throw new Error(`fixture sign_in failed: ${answer.status} ${answer.text.slice(0, 300)}`);
+    return { cookie, csrf: (answer.body as { csrf_token: string }).csrf_token };
+  }
+
+  /**
+   * Headers whose requests to `path`, sent with no credentials at all, the service now answers
+   * with 429: a made-up client that has failed past the throttle's limit without a key id.
+   */
+  async throttledWithoutCredentials(path: string): Promise<Record<string, string>> {
+    const headers = this.failureClient();
+    for (let attempt = 0; attempt < 1_000; attempt++) {
+      const answer = await postJson(this.#target.baseUrl, path, {}, headers);
+      if (answer.status === 429) return headers;
+      if (answer.status !== 401) throw new Error(`tripping the throttle: expected 401 or 429, got ${answer.status}`);
+    }
+    throw new NotAvailable('the throttle did not answer 429 after 1000 failed credential checks (AUTH_FAILURE_LIMIT is higher)');
+  }
+
   /** A key name marked as this run's, for cleanup. */
   keyName(): string {
     return `contract-gate-${this.#run}-${++this.#names}`;

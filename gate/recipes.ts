@@ -74,9 +74,18 @@ function wellFormed(operationId: OperationId, fixtures: Fixtures): Record<string
 
 const STRONG_PASSWORD = 'Correct-Horse-42';
 
+/** A request under a fresh console session of the admin key: its cookie, and its CSRF token unless left out. */
+const underSession = async (f: Fixtures, { csrf = true } = {}): Promise<PreparedRequest> => {
+  const session = await f.consoleSession();
+  return { body: {}, headers: { Cookie: session.cookie, ...(csrf ? { 'X-CSRF-Token': session.csrf } : {}) } };
+};
+
 /** The 200 of each operation. */
 const SUCCESS: Partial<Record<OperationId, Recipe>> = {
   validateCredentials: async (f) => ({ body: { ...f.admin } }),
+  signIn: async (f) => ({ body: { ...f.admin } }),
+  getSession: async (f) => underSession(f, { csrf: false }),
+  signOut: async (f) => underSession(f),
   getUsers: async (f) => ({ body: { ...f.admin, page: 1, page_size: 10, sort_by: 'created', sort_direction: 'desc' } }),
   getUser: async (f) => ({ body: { ...f.admin, target_user: { user_id: (await f.user()).user_id } } }),
   createUser: async (f) => ({
@@ -212,6 +221,15 @@ function generic(operationId: OperationId, status: number, isGet: boolean): Reci
 
 /** Statuses that mean something particular to one operation. */
 const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
+  // Under a console session, a request without its CSRF token.
+  'validateCredentials 403': async (f) => underSession(f, { csrf: false }),
+  'signOut 403': async (f) => underSession(f, { csrf: false }),
+  // The session's operations read nothing of the body but that it is a JSON object.
+  'getSession 400': async (f) => ({ ...(await underSession(f, { csrf: false })), body: undefined, rawBody: '[]' }),
+  'signOut 400': async (f) => ({ ...(await underSession(f)), body: undefined, rawBody: '[]' }),
+  // They take no key: a client that failed too often without credentials is throttled.
+  'getSession 429': async (f) => ({ body: {}, headers: await f.throttledWithoutCredentials('/api/public/get_session') }),
+  'signOut 429': async (f) => ({ body: {}, headers: await f.throttledWithoutCredentials('/api/public/sign_out') }),
   // The page a browser holds is still the page: not modified.
   'getApiReference 304': async (f) => ({ headers: { 'If-None-Match': await f.pageTag(), 'Accept-Encoding': 'identity' } }),
   'getUser 404': async (f) => ({ body: wellFormed('getUser', f) }),

@@ -9,7 +9,9 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { declaredFields } from '../lib/contract/declared-fields.js';
 import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS, WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
+import { ConsoleSessions, DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts } from './keys/console-sessions.js';
 import { LastUse } from './keys/last-use.js';
+import { consoleSessionControl } from './http/session-control.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
@@ -54,6 +56,8 @@ export interface AppParts {
   metrics?: ServiceMetrics;
   /** How long an Idempotency-Key and its answer are kept (IDEMPOTENCY_KEY_HOURS); a day by default. */
   idempotencyKeyMs?: number;
+  /** When the console's sessions end (CONSOLE_SESSION_IDLE_MINUTES, CONSOLE_SESSION_HOURS). */
+  sessionTimeouts?: SessionTimeouts;
 }
 
 /** Answers hold user records: no caching anywhere, and no content sniffing. */
@@ -91,6 +95,7 @@ export function createApp({
   corsOrigins = [],
   metrics,
   idempotencyKeyMs = DEFAULT_IDEMPOTENCY_KEY_HOURS * 3_600_000,
+  sessionTimeouts = DEFAULT_SESSION_TIMEOUTS,
 }: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -119,6 +124,7 @@ export function createApp({
     store,
     throttle: new AuthThrottle(authThrottle),
     lastUse: new LastUse(store.apiKeys, (error) => logger.warn({ err: error }, "could not note an API key's last use")),
+    sessions: new ConsoleSessions(store, sessionTimeouts),
   };
   // One record of the requests sent with an Idempotency-Key, whichever protocol sent them.
   const idempotent = new IdempotentRequests({ store, keptForMs: idempotencyKeyMs });
@@ -148,6 +154,7 @@ export function createApp({
             },
             expectedVersions: expectedVersions(req.get('If-Match')),
             answersVersion: (version) => void res.set('ETag', entityTag(version)),
+            consoleSession: consoleSessionControl(req, res, credentials.sessions),
           };
           // Kasm's tolerance: the handler sees the fields the contract declares, none of them null.
           const body = await handler(declaredFields(WORKSPACE_DOCUMENT, requestSchema, req.body) as never, context);
@@ -166,7 +173,7 @@ export function createApp({
     app[operation.method](
       operation.path,
       refuseUndeclaredQuery(operation),
-      authenticate(operation.permission, credentials, 'workspace'),
+      authenticate(served, credentials, 'workspace'),
       idempotent.for(served.idempotencyKey),
       routeOf(served),
     );

@@ -19,6 +19,7 @@ describe('settings from the environment', () => {
       eventRetentionDays: 30,
       passwordHistory: 5,
       idempotencyKeyMs: 86_400_000,
+      sessionTimeouts: { idleMs: 1_800_000, absoluteMs: 43_200_000 },
       webhooks: {
         retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
         allowPrivate: false,

@@ -12,6 +12,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './store/timeou
 import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 import { DEFAULT_PASSWORD_HISTORY } from './directory/users.js';
 import { DEFAULT_IDEMPOTENCY_KEY_HOURS } from './http/idempotency.js';
+import { DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts } from './keys/console-sessions.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
 import { present } from '../lib/present.js';
 
@@ -41,6 +42,8 @@ export interface Config {
   passwordHistory: number;
   /** How long an Idempotency-Key and its answer are kept (IDEMPOTENCY_KEY_HOURS), in milliseconds. */
   idempotencyKeyMs: number;
+  /** When the web console's sessions end (CONSOLE_SESSION_IDLE_MINUTES, CONSOLE_SESSION_HOURS). */
+  sessionTimeouts: SessionTimeouts;
   webhooks: {
     /** The waits after each failed delivery, in milliseconds (webhooks/retry-schedule.ts). */
     retrySchedule: number[];
@@ -232,6 +235,8 @@ const serviceSchema = sampleSchema.extend({
   EVENT_RETENTION_DAYS: wholeNumber(1, 36_500, 30),
   PASSWORD_HISTORY: wholeNumber(0, 24, DEFAULT_PASSWORD_HISTORY),
   IDEMPOTENCY_KEY_HOURS: wholeNumber(1, 720, DEFAULT_IDEMPOTENCY_KEY_HOURS),
+  CONSOLE_SESSION_IDLE_MINUTES: wholeNumber(1, 1440, DEFAULT_SESSION_TIMEOUTS.idleMs / 60_000),
+  CONSOLE_SESSION_HOURS: wholeNumber(1, 720, DEFAULT_SESSION_TIMEOUTS.absoluteMs / 3_600_000),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE: flag,
   WEBHOOK_DISABLE_AFTER_DAYS: wholeNumber(1, 365, 5),
@@ -309,6 +314,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: settings.EVENT_RETENTION_DAYS,
     passwordHistory: settings.PASSWORD_HISTORY,
     idempotencyKeyMs: settings.IDEMPOTENCY_KEY_HOURS * 3_600_000,
+    sessionTimeouts: {
+      idleMs: settings.CONSOLE_SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: settings.CONSOLE_SESSION_HOURS * 3_600_000,
+    },
     webhooks: {
       retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
       allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE,

@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     idempotencyKeyMs: config.idempotencyKeyMs,
+    sessionTimeouts: config.sessionTimeouts,
     ...(metrics ? { metrics } : {}),
   });
   current = app;

@@ -17,6 +17,7 @@ describe('the contract as the API reference page shows it', () => {
       { 'API key in the body': [] },
       { 'HTTP Basic': [] },
       { 'api-key header': [], 'api-key-secret header': [] },
+      { 'Console session': [] },
     ]);
     for (const item of Object.values(page.paths)) {
       for (const operation of Object.values(item)) {
@@ -24,7 +25,13 @@ describe('the contract as the API reference page shows it', () => {
       }
     }
     const schemes = page.components.securitySchemes ?? {};
-    assert.deepEqual(Object.keys(schemes), ['API key in the body', 'HTTP Basic', 'api-key header', 'api-key-secret header']);
+    assert.deepEqual(Object.keys(schemes), [
+      'API key in the body',
+      'HTTP Basic',
+      'api-key header',
+      'api-key-secret header',
+      'Console session',
+    ]);
     assert.match(schemes['API key in the body']?.description ?? '', /`api_key` and `api_key_secret` in the JSON request body/);
   });
 

@@ -68,6 +68,10 @@ export function explain(error: unknown): string {
  */
 export const invalidCredentials = () =>
   new ServiceError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, { 'WWW-Authenticate': 'Basic realm="workspace"' });
+/** A console session that has ended (idle, too old, signed out, its key revoked or expired). */
+export const sessionEnded = () => new ServiceError(401, 'session_ended', 'The console session has ended: sign in again');
+export const invalidCsrfToken = (header: string) =>
+  new ServiceError(403, 'invalid_csrf_token', `A console session's request needs its CSRF token in ${header}`);
 export const permissionDenied = (permission: string) =>
   new ServiceError(403, 'permission_denied', `This API key lacks the ${permission} permission`);
 export const userNotFound = () => new ServiceError(404, 'user_not_found', 'User not found');

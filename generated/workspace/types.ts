@@ -47,6 +47,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/sign_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description Takes an API key and its secret once, and answers with a console session: the `consoleSession` cookie (`HttpOnly`, `SameSite=Strict`) and the CSRF token every later request sends in `X-CSRF-Token`. The browser keeps the cookie; no script ever sees the secret again. A failed sign-in counts against the same throttle as any failed credential check.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/get_session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The current console session
+         * @description The session the cookie names, with its CSRF token: how the console, reloaded, finds its session again without keeping anything in the browser's storage. Needs no `X-CSRF-Token`. Each request under a session keeps it from idling out.
+         */
+        post: operations["getSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/sign_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out of the console
+         * @description Ends the session the cookie names, on every instance, and clears the cookie.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/get_users": {
         parameters: {
             query?: never;
@@ -800,7 +860,7 @@ export interface components {
              * @description Stable and machine-readable.
              * @enum {string}
              */
-            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "permission_denied" | "grant_exceeds_key" | "api_key_not_found" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
+            code: "invalid_request" | "weak_password" | "password_reused" | "invalid_username" | "invalid_cursor" | "cursor_expired" | "invalid_webhook_url" | "webhook_not_found" | "listing_too_large" | "invalid_credentials" | "session_ended" | "invalid_csrf_token" | "permission_denied" | "grant_exceeds_key" | "api_key_not_found" | "user_not_found" | "group_not_found" | "not_found" | "method_not_allowed" | "username_taken" | "group_name_taken" | "external_id_taken" | "invalid_attribute" | "ssh_private_key" | "version_mismatch" | "already_member" | "not_member" | "system_group" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable" | "database_busy" | "storage_full" | "not_ready" | "request_timeout" | "too_many_connections" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_answer_not_kept";
             /** @description For an invalid request, every problem found in it. */
             errors?: components["schemas"]["ErrorDetail"][];
         };
@@ -845,6 +905,24 @@ export interface components {
              */
             expires: string | null;
         };
+        /** @description A console session: the key it acts as (never its secret), the token every request under it sends in `X-CSRF-Token`, and when it ends. */
+        ConsoleSession: {
+            /** @description The key the session acts as, and what it may do. */
+            key: components["schemas"]["KeyInfo"];
+            /** @description Sent in `X-CSRF-Token` with every request under the session but `get_session`. */
+            csrf_token: string;
+            /**
+             * Format: date-time
+             * @description When the session ends at the latest (`CONSOLE_SESSION_HOURS` after sign-in, or the key's expiry if sooner).
+             */
+            expires: string;
+            /** @description How long the session lasts without a request (`CONSOLE_SESSION_IDLE_MINUTES`). */
+            idle_timeout_seconds: number;
+        };
+        /** @description Nothing of its own: the session travels as its cookie, and its CSRF token in `X-CSRF-Token`. Credentials in the body are not read here. */
+        SessionRequest: Record<string, never>;
+        /** @description The operation succeeded and has nothing to return. */
+        EmptyResponse: Record<string, never>;
         GetUsersRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
@@ -1141,8 +1219,6 @@ export interface components {
              */
             force?: boolean;
         };
-        /** @description The operation succeeded and has nothing to return. */
-        EmptyResponse: Record<string, never>;
         GetGroupsRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
@@ -1783,12 +1859,24 @@ export interface components {
         /**
          * @description The credentials are wrong or missing: an unknown key, a wrong secret, an expired or revoked
          *     key, no credentials at all, or a malformed `Authorization` header. The answer is the same
-         *     for all of them, by header or by body.
+         *     for all of them, by header or by body. Under a console session (`consoleSession`), a
+         *     session that has ended (idle, too old, signed out, its key revoked or expired) is
+         *     `session_ended`: sign in again.
          */
         InvalidCredentials: {
             headers: {
                 /** @description `Basic realm="workspace"`: the key and secret may be sent by HTTP Basic. */
                 "WWW-Authenticate"?: "Basic realm=\"workspace\"";
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/problem+json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Under a console session (`consoleSession`), the request lacks the session's CSRF token in `X-CSRF-Token`. */
+        InvalidCsrfToken: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1891,7 +1979,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Error"];
             };
         };
-        /** @description The key is valid but lacks the permission this operation needs (its `x-permission`). */
+        /**
+         * @description The key is valid but lacks the permission this operation needs (its `x-permission`); or,
+         *     under a console session, the request lacks the session's CSRF token (`invalid_csrf_token`).
+         */
         PermissionDenied: {
             headers: {
                 [name: string]: unknown;
@@ -2026,7 +2117,8 @@ export interface components {
         /**
          * @description The key lacks `keys_manage`, or the change would reach beyond the key itself: a key grants
          *     only permissions it holds and an expiry no later than its own, and revokes only keys whose
-         *     permissions it holds.
+         *     permissions it holds. Under a console session, a request without the session's CSRF token
+         *     is `invalid_csrf_token`.
          */
         KeyGrantDenied: {
             headers: {
@@ -2112,6 +2204,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+         * @example 3q2-7wVdQ0yN9aZkXc4fTg
+         */
+        CsrfToken: string;
+        /**
          * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
          *     means to make, and sends it again with every retry of that change. The first request with
          *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2150,6 +2247,11 @@ export interface components {
          * @example 6f1c2a4e-8d3b-4b8e-9f0a-2c5d7e9b1a34
          */
         XRequestId: string;
+        /**
+         * @description The session cookie (`consoleSession`): `workspace_session`, or `__Host-workspace_session` over TLS, `HttpOnly; SameSite=Strict; Path=/`, `Secure` over TLS.
+         * @example workspace_session=Kx9…; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict
+         */
+        SetSessionCookie: string;
         /**
          * @description The user's version, as an entity tag: it changes with every change to what the user's
          *     representation shows (a field, a password, a logout, a group joined, left, renamed or
@@ -2231,7 +2333,13 @@ export interface operations {
     validateCredentials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2252,6 +2360,109 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["InvalidCsrfToken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResponse"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["InvalidCsrfToken"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2262,7 +2473,13 @@ export interface operations {
     getUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2294,7 +2511,13 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2329,6 +2552,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -2382,6 +2610,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -2446,6 +2679,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2506,7 +2744,13 @@ export interface operations {
     getGroups: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2539,6 +2783,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -2602,6 +2851,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2662,7 +2916,13 @@ export interface operations {
     getAttributes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2696,6 +2956,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -2750,6 +3015,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2803,6 +3073,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2854,6 +3129,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -2926,6 +3206,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -2997,6 +3282,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -3047,7 +3337,13 @@ export interface operations {
     getApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3080,6 +3376,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -3132,7 +3433,13 @@ export interface operations {
     getAuditEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3164,7 +3471,13 @@ export interface operations {
     getEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3198,6 +3511,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -3249,7 +3567,13 @@ export interface operations {
     getWebhooks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3282,6 +3606,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -3336,6 +3665,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -3389,6 +3723,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
                  *     the key is carried out; a retry with the same key and the same body gets the first
@@ -3440,7 +3779,13 @@ export interface operations {
     getWebhookDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3474,6 +3819,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with
@@ -3527,6 +3877,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The console session's CSRF token (the `csrf_token` of `sign_in` and `get_session`): required with the session cookie (`consoleSession`) on every operation but `get_session`, and read only then.
+                 * @example 3q2-7wVdQ0yN9aZkXc4fTg
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
                 /**
                  * @description Makes the request safe to retry: a client chooses a unique key (a UUID) for each change it
                  *     means to make, and sends it again with every retry of that change. The first request with

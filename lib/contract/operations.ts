@@ -13,6 +13,12 @@ export type SortableField = NonNullable<components['schemas']['GetUsersRequest']
 /** What an operation's `x-permission` may say: no credentials, any valid key, or one permission. */
 export type RequiredPermission = 'none' | 'authenticated' | Permission;
 
+/**
+ * A way an operation takes credentials, as its `security` lists them: in the JSON body (`{}`),
+ * by HTTP Basic, in the api-key headers, or as the console's session cookie.
+ */
+export type CredentialWay = 'body' | 'basic' | 'api-key headers' | 'session';
+
 export interface ContractOperation {
   operationId: OperationId;
   method: 'get' | 'head' | 'post';
@@ -29,6 +35,10 @@ export interface ContractOperation {
   requestSchema: OpenApiDocument | undefined;
   /** Whether it takes an Idempotency-Key, and keeps its answer for the retries (idempotency-key.ts). */
   idempotencyKey: IdempotencyKeyUse;
+  /** The ways it takes credentials (none for the operations that need none). */
+  credentialWays: CredentialWay[];
+  /** Whether a request under a console session must carry its CSRF token (the operation declares the header). */
+  takesCsrfToken: boolean;
 }
 
 /** The bundled workspace contract itself, as served at /openapi.json. */
@@ -44,6 +54,11 @@ export const PERMISSIONS: readonly Permission[] = schemas.Permission!.enum;
 
 /** The fields get_users may sort by (the GetUsersRequest schema's `sort_by` enum). */
 export const SORTABLE_FIELDS: readonly SortableField[] = schemas.GetUsersRequest!.properties.sort_by.enum;
+
+/** The console session's cookie (the consoleSession scheme's name); over TLS it carries the `__Host-` prefix. */
+export const SESSION_COOKIE: string = WORKSPACE_DOCUMENT.components.securitySchemes.consoleSession.name;
+/** The header a request under a console session sends its CSRF token in (the CsrfToken parameter). */
+export const CSRF_TOKEN_HEADER: string = WORKSPACE_DOCUMENT.components.parameters.CsrfToken.name;
 
 /** The largest request body the service reads (the PayloadTooLarge response's `x-body-limit-bytes`). */
 export const BODY_LIMIT_BYTES: number = WORKSPACE_DOCUMENT.components.responses.PayloadTooLarge['x-body-limit-bytes'];
@@ -63,6 +78,31 @@ function takesPassword(operation: OpenApiDocument): boolean {
   const body = resolve(operation.requestBody?.content['application/json']?.schema);
   return resolve(resolve(body?.properties?.target_user)?.properties?.password) !== undefined;
 }
+
+/** Each scheme of the contract, as the way of sending credentials it is. */
+const WAY_OF_SCHEME: Record<string, CredentialWay> = {
+  basicAuth: 'basic',
+  apiKeyHeader: 'api-key headers',
+  apiKeySecretHeader: 'api-key headers',
+  consoleSession: 'session',
+};
+
+function credentialWays(operation: OpenApiDocument): CredentialWay[] {
+  const ways = ((operation.security ?? []) as Record<string, unknown>[]).flatMap((requirement) => {
+    const schemes = Object.keys(requirement);
+    // `{}`: nothing in a header, which this contract uses for the credentials in the body.
+    if (schemes.length === 0) return ['body' as const];
+    return schemes.map((scheme) => {
+      const way = WAY_OF_SCHEME[scheme];
+      if (!way) throw new Error(`operation ${String(operation.operationId)} names an unknown security scheme ${scheme}`);
+      return way;
+    });
+  });
+  return [...new Set(ways)];
+}
+
+const takesCsrfToken = (operation: OpenApiDocument) =>
+  ((operation.parameters ?? []) as OpenApiDocument[]).some((parameter) => resolve(parameter)?.name === CSRF_TOKEN_HEADER);
 
 function exclusiveFields(operation: OpenApiDocument): string[] {
   return resolve(operation.requestBody?.content['application/json']?.schema)?.not?.required ?? [];
@@ -85,5 +125,7 @@ export const OPERATIONS: readonly ContractOperation[] = Object.entries(WORKSPACE
         exclusiveFields: exclusiveFields(operation),
         requestSchema: resolve(operation.requestBody?.content['application/json']?.schema),
         idempotencyKey: idempotencyKeyUse(WORKSPACE_DOCUMENT, operation),
+        credentialWays: credentialWays(operation),
+        takesCsrfToken: takesCsrfToken(operation),
       })),
 );

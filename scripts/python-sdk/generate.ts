@@ -221,12 +221,15 @@ interface Operation {
 /** A page for people's browsers (the API reference), which a program has no use for. */
 const isPage = (operation: Schema) => Object.keys(operation.responses?.['200']?.content ?? {}).every((type) => type === 'text/html');
 
-/** The operations the client offers: every one but the pages. */
+/** The console's sessions (`x-browser-only`): a program calls with its key instead. */
+const isBrowserOnly = (operation: Schema) => operation['x-browser-only'] === true;
+
+/** The operations the client offers: every one but the pages and the browser's own. */
 export function operationsOf(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths as Record<string, Schema>)) {
     for (const method of HTTP_METHODS)
-      if (item[method] && !isPage(item[method]))
+      if (item[method] && !isPage(item[method]) && !isBrowserOnly(item[method]))
         operations.push({ id: item[method].operationId, method: method.toUpperCase(), path, schema: item[method] });
   }
   return operations;

@@ -9,6 +9,7 @@ import { attributeHandlers } from './attributes.js';
 import { auditHandlers } from './audit.js';
 import { eventHandlers } from './events.js';
 import { keyHandlers } from './keys.js';
+import { sessionHandlers } from './sessions.js';
 import { webhookHandlers } from './webhooks.js';
 import { groupHandlers } from './groups.js';
 import type { Handlers, Services } from './types.js';
@@ -83,6 +84,7 @@ function handlersOver(services: Services): Handlers {
     ...eventHandlers(services),
     ...webhookHandlers(services),
     ...keyHandlers(services),
+    ...sessionHandlers(),
   };
   // Every handler's directory refusals answered as this API's errors (directory-errors.ts).
   // (A mapped type over every operation: the entries lose each one's own types, which the wrapper keeps.)

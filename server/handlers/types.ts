@@ -40,6 +40,19 @@ export type HeadOperationId = Extract<OperationId, `head${string}`>;
 /** Operations that answer a page or an asset instead (the API reference). */
 export type PageOperationId = Exclude<OperationId, JsonOperationId | HeadOperationId>;
 
+/** A console session as the session operations answer it. */
+export type ConsoleSessionAnswer = SuccessBody<'getSession'>;
+
+/** The console session of a request (http/session-control.ts): the session operations' only way to it. */
+export interface ConsoleSessionControl {
+  /** Begins a session as the request's key (authenticated by its secret), setting its cookie. */
+  begin(): Promise<ConsoleSessionAnswer>;
+  /** The session the request came under. */
+  current(): ConsoleSessionAnswer;
+  /** Ends the session the request came under, and clears its cookie. */
+  end(): Promise<void>;
+}
+
 export interface HandlerContext {
   /** The caller's key; undefined only for operations whose x-permission is `none`. */
   key: ApiKeyRecord | undefined;
@@ -52,6 +65,8 @@ export interface HandlerContext {
   expectedVersions: ExpectedVersions | undefined;
   /** Sends the version of the record the answer shows, as its `ETag`. */
   answersVersion: (version: number) => void;
+  /** The web console's session of this request. */
+  consoleSession: ConsoleSessionControl;
 }
 
 /** Operations whose answer can grow with the directory, and so may be streamed (streamed-json.ts). */

@@ -17,16 +17,25 @@
  * failure gets the same 401, or 429 once a client has failed too often.
  * Several at once must agree: which one would "win" is not a question the
  * service should answer silently.
+ *
+ * An operation of the workspace API whose `security` lists `consoleSession`
+ * also takes the web console's session cookie, read only when a request carries
+ * no other credentials (a cookie travels with every request a browser sends;
+ * credentials a program sends are what it means). Under a session, every
+ * operation that declares the CSRF token header requires it.
  */
-import type { Request, RequestHandler } from 'express';
-import { API_KEY_PATTERN, type RequiredPermission } from '../../lib/contract/operations.js';
+import type { Request, RequestHandler, Response } from 'express';
+import { API_KEY_PATTERN, CSRF_TOKEN_HEADER, type CredentialWay, type RequiredPermission } from '../../lib/contract/operations.js';
+import type { ConsoleSessions, LiveSession } from '../keys/console-sessions.js';
 import { isValidKey } from '../keys/api-keys.js';
 import type { LastUse } from '../keys/last-use.js';
 import type { AuthThrottle } from '../keys/throttle.js';
-import { ServiceError, invalidCredentials, permissionDenied } from '../service-errors.js';
+import { ServiceError, invalidCredentials, invalidCsrfToken, permissionDenied, sessionEnded } from '../service-errors.js';
 import type { Store } from '../store/repositories.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
+import type { ApiKeyRecord } from '../store/records.js';
 import { requestLogger } from './request-logging.js';
+import { clearedSessionCookie, sessionTokenOf } from './session-cookie.js';
 
 /**
  * What one way of sending credentials holds: nothing, credentials, or
@@ -78,15 +87,14 @@ function fromBody(req: Request): Sent {
 
 type Way = readonly [name: string, read: (req: Request) => Sent];
 
-/** The ways each protocol's credentials travel, by the words an error message uses for each. */
-const WAYS: Record<'workspace' | 'scim', readonly Way[]> = {
-  workspace: [
-    ['the Authorization header', fromAuthorization(false)],
-    ['the api-key headers', fromApiKeyHeaders],
-    ['the body', fromBody],
-  ],
-  scim: [['the Authorization header', fromAuthorization(true)]],
-};
+/** The workspace API's ways, each by the words an error message uses for it, in the order they are named. */
+const WORKSPACE_WAYS: readonly (readonly [CredentialWay, Way])[] = [
+  ['basic', ['the Authorization header', fromAuthorization(false)]],
+  ['api-key headers', ['the api-key headers', fromApiKeyHeaders]],
+  ['body', ['the body', fromBody]],
+];
+/** SCIM's one way: a bearer token or HTTP Basic, in the Authorization header. */
+const SCIM_WAYS: readonly Way[] = [['the Authorization header', fromAuthorization(true)]];
 
 const disagreement = (ways: string[]) =>
   new ServiceError(400, 'invalid_request', `Invalid request: the credentials in ${ways.join(' and in ')} differ; send them once`, [
@@ -94,35 +102,73 @@ const disagreement = (ways: string[]) =>
   ]);
 
 /**
- * The credentials of a request, from whichever ways it sent them; undefined
- * when there are none or one way is malformed. Several ways must agree.
+ * The credentials of a request, from whichever ways it sent them: none, or
+ * malformed when one way is. Several ways must agree.
  */
-function credentialsOf(req: Request, ways: readonly Way[]): Credentials | undefined {
+function credentialsOf(req: Request, ways: readonly Way[]): Sent {
   const found = ways.map(([way, read]) => [way, read(req)] as const).filter(([, value]) => value.kind !== 'none');
-  if (found.some(([, value]) => value.kind === 'malformed')) return undefined;
+  if (found.some(([, value]) => value.kind === 'malformed')) return MALFORMED;
   const given = found.map(([way, value]) => [way, (value as Extract<Sent, { kind: 'credentials' }>).credentials] as const);
   const [first] = given;
-  if (!first) return undefined;
+  if (!first) return NONE;
   const differ = given.some(([, other]) => other.api_key !== first[1].api_key || other.api_key_secret !== first[1].api_key_secret);
   if (differ) throw disagreement(given.map(([way]) => way));
-  return first[1];
+  return { kind: 'credentials', credentials: first[1] };
 }
 
-/** What checks credentials, shared by every protocol: the keys, one throttle of failures, and the record of each key's last use. */
+/** What checks credentials, shared by every protocol: the keys, one throttle of failures, the record of each key's last use, and the console's sessions. */
 export interface CredentialCheck {
   store: Store;
   throttle: AuthThrottle;
   lastUse: LastUse;
+  sessions: ConsoleSessions;
+}
+
+/** What an operation asks of its caller: its permission, the ways it takes credentials, and whether a session must send its CSRF token. */
+export interface Guarded {
+  permission: RequiredPermission;
+  /** The workspace API's ways this operation lists (SCIM has its own, and no other). */
+  credentialWays?: readonly CredentialWay[];
+  takesCsrfToken?: boolean;
+}
+
+/** A request under a console session: the session must be live, and carry its CSRF token where the operation asks for it. */
+async function resumeSession(req: Request, res: Response, sessions: ConsoleSessions, token: string, takesCsrfToken: boolean) {
+  const session = await sessions.resume(token);
+  if (!session) {
+    res.append('Set-Cookie', clearedSessionCookie(req));
+    throw sessionEnded();
+  }
+  if (takesCsrfToken && !sessions.csrfMatches(session, req.get(CSRF_TOKEN_HEADER))) throw invalidCsrfToken(CSRF_TOKEN_HEADER);
+  return session;
+}
+
+/** Lets the request on as `key` if the key holds `permission`, naming it in the request's log line and in any logged through requestLogger from here on. */
+function admit(res: Response, key: ApiKeyRecord, permission: Exclude<RequiredPermission, 'none'>, lastUse: LastUse): void {
+  lastUse.note(key);
+  if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
+  res.locals.apiKey = key;
 }
 
 export function authenticate(
-  permission: RequiredPermission,
-  { store, throttle, lastUse }: CredentialCheck,
-  protocol: keyof typeof WAYS,
+  { permission, credentialWays = [], takesCsrfToken = false }: Guarded,
+  { store, throttle, lastUse, sessions }: CredentialCheck,
+  protocol: 'workspace' | 'scim',
 ): RequestHandler {
+  const ways =
+    protocol === 'scim' ? SCIM_WAYS : WORKSPACE_WAYS.filter(([way]) => credentialWays.includes(way)).map(([, described]) => described);
+  const takesSession = protocol === 'workspace' && credentialWays.includes('session');
   return async (req, res, next) => {
     if (permission === 'none') return void next();
-    const credentials = credentialsOf(req, WAYS[protocol]);
+    const sent = credentialsOf(req, ways);
+    const sessionToken = takesSession && sent.kind === 'none' ? sessionTokenOf(req) : undefined;
+    if (sessionToken !== undefined) {
+      const session: LiveSession = await resumeSession(req, res, sessions, sessionToken, takesCsrfToken);
+      admit(res, session.key, permission, lastUse);
+      res.locals.consoleSession = session;
+      return void next();
+    }
+    const credentials = sent.kind === 'credentials' ? sent.credentials : undefined;
     // A key id the contract would refuse is looked up nowhere (PostgreSQL cannot even hold a NUL).
     const key = credentials && API_KEY_PATTERN.test(credentials.api_key) ? await store.apiKeys.find(credentials.api_key) : undefined;
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {
@@ -138,10 +184,7 @@ export function authenticate(
       }
       throw answer;
     }
-    lastUse.note(key);
-    if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
-    // Named in the request's log line, and in any line logged through requestLogger from here on.
-    res.locals.apiKey = key;
+    admit(res, key, permission, lastUse);
     next();
   };
 }

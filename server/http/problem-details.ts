@@ -28,6 +28,8 @@ export const PROBLEM_TYPES: Record<ErrorCode, { status: number; title: string }>
   webhook_not_found: { status: 404, title: 'Webhook not found' },
   listing_too_large: { status: 400, title: 'Listing too large' },
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  session_ended: { status: 401, title: 'Session ended' },
+  invalid_csrf_token: { status: 403, title: 'Invalid CSRF token' },
   permission_denied: { status: 403, title: 'Permission denied' },
   grant_exceeds_key: { status: 403, title: 'Grant exceeds the key' },
   api_key_not_found: { status: 404, title: 'API key not found' },

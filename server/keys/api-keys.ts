@@ -55,7 +55,10 @@ const NO_SUCH_KEY_DIGEST = digestSecret(randomBytes(32).toString('base64url'));
 export function isValidKey(record: ApiKeyRecord | undefined, secret: string, now = new Date()): record is ApiKeyRecord {
   const expected = Buffer.from(record?.secret_digest ?? NO_SUCH_KEY_DIGEST, 'hex');
   const secretMatches = timingSafeEqual(Buffer.from(digestSecret(secret), 'hex'), expected);
-  if (!record || !secretMatches) return false;
-  if (record.revoked !== null) return false;
-  return record.expires === null || new Date(record.expires) > now;
+  return record !== undefined && secretMatches && isActiveKey(record, now);
+}
+
+/** Whether the key works now: not revoked, not expired. */
+export function isActiveKey(record: ApiKeyRecord, now = new Date()): boolean {
+  return record.revoked === null && (record.expires === null || new Date(record.expires) > now);
 }

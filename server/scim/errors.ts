@@ -55,6 +55,9 @@ const SCIM_TYPES: Record<ErrorCode, ScimType> = {
   ssh_private_key: 'invalidValue',
   invalid_credentials: 'invalidCredentials',
   permission_denied: 'permissionDenied',
+  // The console's sessions are the workspace API's: neither reaches a SCIM client.
+  session_ended: 'invalidCredentials',
+  invalid_csrf_token: 'permissionDenied',
   grant_exceeds_key: 'permissionDenied',
   api_key_not_found: 'notFound',
   user_not_found: 'notFound',

@@ -94,7 +94,7 @@ export function mountScim(app: Express, { handlers, credentials, idempotent, val
     app[operation.method](
       operation.route,
       refuseUndeclaredScimQuery(operation.queryParameters),
-      authenticate(operation.permission, credentials, 'scim'),
+      authenticate({ permission: operation.permission }, credentials, 'scim'),
       idempotent.for(operation.idempotencyKey),
       route(handlers[operation.operationId]),
     );

@@ -409,6 +409,22 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('api_keys').addColumn('last_used', 'text').execute();
     },
   },
+  '0017_console_sessions': {
+    // The web console's sessions (server/console/sessions.ts): the digest of each session's
+    // token, never the token, and the key it acts as. Stored, so that a session survives a
+    // restart and reaches every instance; a revoked key's sessions end by the key's check.
+    async up(db: AnyDatabase) {
+      await db.schema
+        .createTable('console_sessions')
+        .addColumn('token_digest', 'text', (c) => c.primaryKey())
+        .addColumn('api_key', 'text', (c) => c.notNull())
+        .addColumn('created', 'text', (c) => c.notNull())
+        .addColumn('last_seen', 'text', (c) => c.notNull())
+        .addColumn('expires', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('console_sessions_last_seen_idx').on('console_sessions').column('last_seen').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { type Kysely, sql } from 'kysely';
+import { KyselyConsoleSessionRepository } from './console-session-repository.js';
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import { KyselyWebhookRepository } from './webhook-repository.js';
@@ -82,6 +83,7 @@ export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, 
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit),
+    consoleSessions: new KyselyConsoleSessionRepository(db),
     audit: new KyselyAuditRepository(db),
     webhooks: new KyselyWebhookRepository(db, traits, audit),
     idempotency: new KyselyIdempotencyRepository(db),

@@ -181,6 +181,15 @@ export interface ApiKeyRecord {
   last_used: string | null;
 }
 
+/** A web console session as stored: its token's digest, never the token. */
+export interface StoredSession {
+  tokenDigest: string;
+  apiKey: string;
+  created: string;
+  lastSeen: string;
+  expires: string;
+}
+
 /** What a change was, as its audit event names it: the workspace API's operation that makes such a change. */
 export type AuditOperation =
   | 'createUser'

@@ -32,6 +32,7 @@ import type {
   GroupChange,
   FeedQuery,
   StoredUser,
+  StoredSession,
   UserSearch,
   UserSearchResult,
   GroupAmendment,
@@ -145,6 +146,17 @@ export interface ApiKeyRepository {
 /** What an operator may change of a key after it is made: never its name, secret or id. */
 export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'permissions' | 'expires'>>;
 
+/** The web console's sessions (server/console/sessions.ts). */
+export interface ConsoleSessionRepository {
+  create(session: StoredSession): Promise<void>;
+  find(tokenDigest: string): Promise<StoredSession | undefined>;
+  /** Notes a request under the session at `when`, unless one at or after `since` is noted already. */
+  touch(tokenDigest: string, when: string, since: string): Promise<void>;
+  delete(tokenDigest: string): Promise<void>;
+  /** Deletes the sessions that have ended by `now` (past their expiry, or last seen before `idleSince`); returns how many. */
+  prune(now: string, idleSince: string): Promise<number>;
+}
+
 /**
  * The audit trail. Events are written by the other repositories, each in its
  * change's transaction; here they are read, and pruned once out of retention.
@@ -222,6 +234,7 @@ export interface Store {
   readonly groups: GroupRepository;
   readonly attributes: AttributesRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly consoleSessions: ConsoleSessionRepository;
   readonly audit: AuditRepository;
   readonly webhooks: WebhookRepository;
   readonly idempotency: IdempotencyRepository;

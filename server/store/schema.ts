@@ -18,6 +18,19 @@ export interface Database {
   user_attributes: UserAttributesTable;
   password_history: PasswordHistoryTable;
   idempotency_keys: IdempotencyKeysTable;
+  console_sessions: ConsoleSessionsTable;
+}
+
+/** The web console's sessions (server/console/sessions.ts). */
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the session's token, hex: the token itself is only in the browser's cookie. */
+  token_digest: string;
+  api_key: string;
+  created: string;
+  /** When a request last came under the session, to the minute. */
+  last_seen: string;
+  /** When it ends at the latest. */
+  expires: string;
 }
 
 /**

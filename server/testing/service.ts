@@ -66,6 +66,8 @@ export interface TestServiceOptions {
   metrics?: boolean;
   /** The web origins whose pages may call the service (CORS_ORIGINS). */
   corsOrigins?: string[];
+  /** Which proxies may say how the request came (TRUST_PROXY): `loopback` to test answers over TLS by X-Forwarded-Proto. */
+  trustProxy?: string;
   /** How long to wait on the database before answering 503 (DATABASE_*_TIMEOUT_MS). */
   databaseTimeouts?: Partial<DatabaseTimeouts>;
 }
@@ -132,6 +134,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logger: createLogger('info', logSink),
     authThrottle: options.authThrottle ?? { maxFailures: 1_000, windowSeconds: 60 },
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(metrics ? { metrics } : {}),
   });
   // The server main.ts runs, with its timeouts and its answers to malformed HTTP.

@@ -2,6 +2,7 @@
 import type {
   ApiKeyRepository,
   AttributesRepository,
+  ConsoleSessionRepository,
   AuditRepository,
   GroupRepository,
   IdempotencyRepository,
@@ -15,6 +16,7 @@ export interface StoreOverrides {
   groups?: Partial<GroupRepository>;
   attributes?: Partial<AttributesRepository>;
   apiKeys?: Partial<ApiKeyRepository>;
+  consoleSessions?: Partial<ConsoleSessionRepository>;
   audit?: Partial<AuditRepository>;
   webhooks?: Partial<WebhookRepository>;
   idempotency?: Partial<IdempotencyRepository>;
@@ -39,6 +41,7 @@ export function withOverrides(store: Store, overrides: StoreOverrides): Store {
     groups: overridden(store.groups, overrides.groups),
     attributes: overridden(store.attributes, overrides.attributes),
     apiKeys: overridden(store.apiKeys, overrides.apiKeys),
+    consoleSessions: overridden(store.consoleSessions, overrides.consoleSessions),
     audit: overridden(store.audit, overrides.audit),
     webhooks: overridden(store.webhooks, overrides.webhooks),
     idempotency: overridden(store.idempotency, overrides.idempotency),

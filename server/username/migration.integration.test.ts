@@ -40,6 +40,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     await inspection.execute(sql`drop table username_reports`);
     await inspection.execute(sql`drop table password_history`);
     await inspection.execute(sql`drop table idempotency_keys`);
+    await inspection.execute(sql`drop table console_sessions`);
     await inspection.execute(sql`alter table api_keys drop column last_used`);
     for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_dispatch', 'webhooks']) {
       await inspection.execute(sql`drop table ${sql.table(table)}`);

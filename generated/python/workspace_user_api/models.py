@@ -9,9 +9,9 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ConsoleSession", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
-ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "permission_denied", "grant_exceeds_key", "api_key_not_found", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
+ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "session_ended", "invalid_csrf_token", "permission_denied", "grant_exceeds_key", "api_key_not_found", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
 """The values of Error.code."""
 
 ApiKey: TypeAlias = str
@@ -372,6 +372,39 @@ class KeyInfo(Answer):
             name=_decode.text(_decode.required(fields, "name", "KeyInfo"), "KeyInfo.name"),
             permissions=[cast("Permission", _decode.text(item, "KeyInfo.permissions[]")) for item in _decode.array(_decode.required(fields, "permissions", "KeyInfo"), "KeyInfo.permissions")],
             expires=None if _decode.required(fields, "expires", "KeyInfo") is None else _decode.date_time(_decode.required(fields, "expires", "KeyInfo"), "KeyInfo.expires"),
+        )
+
+
+@dataclass(kw_only=True)
+class ConsoleSession:
+    """A console session: the key it acts as (never its secret), the token every request under it sends in `X-CSRF-Token`, and when it ends."""
+
+    key: KeyInfo
+    """The key the session acts as, and what it may do."""
+
+    csrf_token: str
+    """Sent in `X-CSRF-Token` with every request under the session but `get_session`."""
+
+    expires: datetime
+    """When the session ends at the latest (`CONSOLE_SESSION_HOURS` after sign-in, or the key's expiry if sooner)."""
+
+    idle_timeout_seconds: int
+    """How long the session lasts without a request (`CONSOLE_SESSION_IDLE_MINUTES`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """This model as the JSON the contract describes; fields left None are left out."""
+        body: dict[str, Any] = {"key": self.key.to_json(), "csrf_token": self.csrf_token, "expires": self.expires.isoformat(), "idle_timeout_seconds": self.idle_timeout_seconds}
+        return body
+
+    @classmethod
+    def from_json(cls, data: object) -> ConsoleSession:
+        """Reads the service's JSON; raises UnexpectedResponse when it does not fit."""
+        fields = _decode.json_object(data, "ConsoleSession")
+        return cls(
+            key=KeyInfo.from_json(_decode.required(fields, "key", "ConsoleSession")),
+            csrf_token=_decode.text(_decode.required(fields, "csrf_token", "ConsoleSession"), "ConsoleSession.csrf_token"),
+            expires=_decode.date_time(_decode.required(fields, "expires", "ConsoleSession"), "ConsoleSession.expires"),
+            idle_timeout_seconds=_decode.integer(_decode.required(fields, "idle_timeout_seconds", "ConsoleSession"), "ConsoleSession.idle_timeout_seconds"),
         )
 
 

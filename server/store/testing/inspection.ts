@@ -38,6 +38,7 @@ const KEY_COLUMNS: Record<TableName, string[]> = {
   webhook_dispatch: ['id'],
   password_history: ['user_id', 'set_at'],
   idempotency_keys: ['api_key', 'idempotency_key'],
+  console_sessions: ['token_digest'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {
