@@ -200,6 +200,45 @@ describe('the TypeScript SDK against the real service', () => {
     assert.equal(sent.at(-1)!.body.api_key_secret, service.admin.api_key_secret);
   });
 
+  it('calls under a console session with credentialsIn session: the key and secret sent once, to signIn, then only the cookie and the CSRF token', async () => {
+    // A browser's cookie jar, as far as this test needs one: the session cookie sign-in sets.
+    let cookie: string | undefined;
+    const sent: { path: string; body: string; headers: Headers }[] = [];
+    const browserFetch = async (request: Request) => {
+      const body = await request.clone().text();
+      sent.push({ path: new URL(request.url).pathname, body, headers: request.headers });
+      const withCookie = new Request(request, {
+        headers: { ...Object.fromEntries(request.headers), ...(cookie ? { Cookie: cookie } : {}) },
+      });
+      const answer = await fetch(withCookie);
+      cookie = answer.headers.get('set-cookie')?.split(';')[0] ?? cookie;
+      return answer;
+    };
+    const held: { csrf?: string } = {};
+    const browser = createWorkspaceClient({
+      baseUrl: service.baseUrl,
+      credentialsIn: 'session',
+      csrfToken: () => held.csrf,
+      fetch: browserFetch,
+    });
+    const signedIn = await browser.signIn({ ...service.admin });
+    assert.ok(signedIn.data, JSON.stringify(signedIn.error));
+    held.csrf = signedIn.data.csrf_token;
+    const listed = await browser.getUsers({ page_size: 1 });
+    assert.equal(listed.response?.status, 200, JSON.stringify(listed.error));
+    const afterSignIn = sent.slice(1);
+    assert.ok(afterSignIn.length > 0);
+    for (const request of afterSignIn) {
+      assert.ok(
+        !request.body.includes(service.admin.api_key_secret) && !request.headers.has('authorization'),
+        `${request.path} sends no secret`,
+      );
+      assert.equal(request.headers.get('x-csrf-token'), held.csrf);
+    }
+    assert.equal((await browser.signOut({})).response?.status, 200);
+    assert.equal((await browser.getUsers({ page_size: 1 })).error?.code, 'session_ended');
+  });
+
   it('uses an injected fetch for every request', async () => {
     const seen: string[] = [];
     const traced = createWorkspaceClient({

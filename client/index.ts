@@ -76,9 +76,14 @@ export interface WorkspaceClientOptions {
    * Where the credentials travel: `body` (default), as `api_key` and `api_key_secret`
    * in the JSON body like Kasm's older API and its clients; `basic`, as HTTP Basic
    * (`Authorization: Basic …`) like Kasm's current Developer API; or `headers`, as
-   * `api-key` and `api-key-secret` request headers. The service takes each.
+   * `api-key` and `api-key-secret` request headers. The service takes each. `session`: none
+   * at all, in a page on the service's own origin signed in with `signIn` (the browser sends
+   * the session's cookie by itself; docs/console.md), with the session's CSRF token from
+   * `csrfToken`; no secret is then kept anywhere in the page.
    */
-  credentialsIn?: 'body' | 'basic' | 'headers' | undefined;
+  credentialsIn?: 'body' | 'basic' | 'headers' | 'session' | undefined;
+  /** With `credentialsIn: 'session'`, the session's CSRF token (signIn's and getSession's `csrf_token`), read for each call. */
+  csrfToken?: (() => string | undefined) | undefined;
   /**
    * Trying a call again after 429, 502, 503, 504 or a dropped connection (retry.ts says
    * which operations, and when): on by default with 2 retries, a backoff from 250 ms up to
@@ -261,7 +266,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
   ): Promise<Result<Op>> {
     const api_key = params?.api_key ?? defaults.api_key;
     const api_key_secret = params?.api_key_secret ?? defaults.api_key_secret;
-    if (!api_key || !api_key_secret) {
+    if (credentialsIn !== 'session' && (!api_key || !api_key_secret)) {
       return {
         error: {
           code: 'not_configured',
@@ -277,10 +282,16 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
     const startedAt = Date.now();
     for (let attempts = 1; ; attempts++) {
       const remaining = startedAt + retry.deadlineMs - Date.now();
-      const outcome = await attempt(operation, params, { api_key, api_key_secret }, Math.max(1, Math.min(timeoutMs, remaining)), {
-        ...callOptions,
-        idempotencyKey,
-      });
+      const outcome = await attempt(
+        operation,
+        params,
+        { api_key: api_key ?? '', api_key_secret: api_key_secret ?? '' },
+        Math.max(1, Math.min(timeoutMs, remaining)),
+        {
+          ...callOptions,
+          idempotencyKey,
+        },
+      );
       const answered = outcome.response?.headers;
       const result = {
         ...outcome,
@@ -327,6 +338,15 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
       };
       // The operation's own fields (Params<Op>: its body without credentials) with the credentials
       // in the body or not: its RequestBody, which a spread of a generic type cannot show the compiler.
+      if (credentialsIn === 'session') {
+        // The cookie travels by itself; credentials only where the caller gave them (signIn).
+        const csrf = options.csrfToken?.();
+        return await send({
+          body: (params ?? {}) as RequestBody<Op>,
+          headers: { ...condition, ...(csrf === undefined ? {} : { 'X-CSRF-Token': csrf }) },
+          signal,
+        });
+      }
       if (credentialsIn === 'body') {
         return await send({ body: { ...fields, api_key, api_key_secret } as RequestBody<Op>, headers: condition, signal });
       }

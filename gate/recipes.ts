@@ -227,6 +227,9 @@ const PARTICULAR: Partial<Record<`${OperationId} ${number}`, Recipe>> = {
   // The session's operations read nothing of the body but that it is a JSON object.
   'getSession 400': async (f) => ({ ...(await underSession(f, { csrf: false })), body: undefined, rawBody: '[]' }),
   'signOut 400': async (f) => ({ ...(await underSession(f)), body: undefined, rawBody: '[]' }),
+  // A session no one has (its token made up): ended, whatever the throttle holds of the gate's address.
+  'getSession 401': async () => ({ body: {}, headers: { Cookie: `workspace_session=${randomHex(22)}` } }),
+  'signOut 401': async () => ({ body: {}, headers: { Cookie: `workspace_session=${randomHex(22)}` } }),
   // They take no key: a client that failed too often without credentials is throttled.
   'getSession 429': async (f) => ({ body: {}, headers: await f.throttledWithoutCredentials('/api/public/get_session') }),
   'signOut 429': async (f) => ({ body: {}, headers: await f.throttledWithoutCredentials('/api/public/sign_out') }),

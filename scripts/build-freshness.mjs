@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What the build reads: the packages' sources, the generated contract and types, the settings that steer them, and the error reference's text. */
-export const SOURCE_FOLDERS = ['client', 'cli', 'server', 'lib', 'generated'];
+export const SOURCE_FOLDERS = ['client', 'cli', 'server', 'lib', 'generated', 'console'];
 export const SOURCE_FILES = ['package.json', 'tsconfig.json', 'docs/errors.md'];
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'python', '__pycache__', 'testing']);
 const isSource = (name) => !name.endsWith('.test.ts') && !name.endsWith('.md');

@@ -15,7 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { whyBuild } from './build-freshness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILT = ['server/dist/server/main.js', 'server/dist/docs/index.html', 'cli/dist/cli/main.js', 'client/dist/client/index.js'];
+const BUILT = [
+  'server/dist/server/main.js',
+  'server/dist/docs/index.html',
+  'cli/dist/cli/main.js',
+  'client/dist/client/index.js',
+  'console/dist/index.html',
+];
 
 function hasTypeScript() {
   try {

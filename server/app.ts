@@ -12,6 +12,7 @@ import { BODY_LIMIT_BYTES, type ContractOperation, JSON_DEPTH_LIMIT, OPERATIONS,
 import { ConsoleSessions, DEFAULT_SESSION_TIMEOUTS, type SessionTimeouts } from './keys/console-sessions.js';
 import { LastUse } from './keys/last-use.js';
 import { consoleSessionControl } from './http/session-control.js';
+import { consolePages } from './http/console.js';
 import { AuthThrottle } from './keys/throttle.js';
 import type { AuthThrottleConfig, Config } from './config.js';
 import type { HandlerContext, Handlers, JsonOperationId, OperationHandler, PageOperationId } from './handlers/types.js';
@@ -130,6 +131,8 @@ export function createApp({
   const idempotent = new IdempotentRequests({ store, keptForMs: idempotencyKeyMs });
   // 2. SCIM under /scim/v2, with its own contract, routes and error answers (scim/routes.ts).
   mountScim(app, { handlers: scimHandlers, credentials, idempotent, validation: scimValidation });
+  // The web console: pages of a client of the API on the same origin, not operations of it (http/console.ts).
+  app.use('/console', consolePages());
   // 3. The contract: every request, and every response when asked.
   app.use(validation);
   // 4. One route per operation of the contract, behind its permission.

@@ -117,7 +117,7 @@ describe('the production install', { timeout: 600_000 }, () => {
     assert.deepEqual(testCode, [], 'test support or the SDK compiled into the production build');
   });
 
-  it('npm start serves, with its first key, /docs and /openapi.json', async (t) => {
+  it('npm start serves, with its first key, /docs, /openapi.json and the console', async (t) => {
     const env = {
       PORT: '0',
       DATABASE_URL: `sqlite:${join(data(), 'workspace.db')}`,
@@ -138,6 +138,12 @@ describe('the production install', { timeout: 600_000 }, () => {
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /<title>Workspace User API reference<\/title>[\s\S]*Update a user/);
     assert.equal((await fetch(`${service.url}/openapi.json`)).status, 200);
+    // The console the build made, with its script, though the prune took esbuild and Preact.
+    const consolePage = await fetch(`${service.url}/console/users`);
+    assert.equal(consolePage.status, 200);
+    assert.match(consolePage.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const script = /src="(\/console\/assets\/console-[0-9a-f]{16}\.js)"/.exec(await consolePage.text())?.[1];
+    assert.equal((await fetch(`${service.url}${script}`)).status, 200);
   });
 
   it('npm run admin works beside the running service: status, create-key, backup', async () => {

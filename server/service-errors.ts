@@ -66,10 +66,17 @@ export function explain(error: unknown): string {
  * One answer for every credential failure, by header or by body, so that keys
  * cannot be probed. Every 401 names the Basic scheme, as HTTP asks (RFC 9110, 11.6.1).
  */
-export const invalidCredentials = () =>
-  new ServiceError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, { 'WWW-Authenticate': 'Basic realm="workspace"' });
+/** What a 401 asks for: HTTP Basic credentials, or (to the console's own scripts) a console session. */
+export type Challenge = 'Basic' | 'Session';
+export const invalidCredentials = (challenge: Challenge = 'Basic') =>
+  new ServiceError(401, 'invalid_credentials', 'Invalid API key or secret', undefined, {
+    'WWW-Authenticate': `${challenge} realm="workspace"`,
+  });
 /** A console session that has ended (idle, too old, signed out, its key revoked or expired). */
-export const sessionEnded = () => new ServiceError(401, 'session_ended', 'The console session has ended: sign in again');
+export const sessionEnded = () =>
+  new ServiceError(401, 'session_ended', 'The console session has ended: sign in again', undefined, {
+    'WWW-Authenticate': 'Session realm="workspace"',
+  });
 export const invalidCsrfToken = (header: string) =>
   new ServiceError(403, 'invalid_csrf_token', `A console session's request needs its CSRF token in ${header}`);
 export const permissionDenied = (permission: string) =>

@@ -1865,8 +1865,8 @@ export interface components {
          */
         InvalidCredentials: {
             headers: {
-                /** @description `Basic realm="workspace"`: the key and secret may be sent by HTTP Basic. */
-                "WWW-Authenticate"?: "Basic realm=\"workspace\"";
+                /** @description `Basic realm="workspace"`: the key and secret may be sent by HTTP Basic. But to a script of a page on the service's own origin (`Sec-Fetch-Site: same-origin`, not a navigation: the console), `Session realm="workspace"`, which asks for a console session: a browser answers a Basic challenge by stopping the page to ask the person for a password. */
+                "WWW-Authenticate"?: "Session realm=\"workspace\"" | "Basic realm=\"workspace\"";
                 [name: string]: unknown;
             };
             content: {
@@ -2249,7 +2249,7 @@ export interface components {
         XRequestId: string;
         /**
          * @description The session cookie (`consoleSession`): `workspace_session`, or `__Host-workspace_session` over TLS, `HttpOnly; SameSite=Strict; Path=/`, `Secure` over TLS.
-         * @example workspace_session=Kx9…; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict
+         * @example workspace_session=Kx9gT2mQ4vLr7tYwHx7pQ2mWz9LkR4tV3q2-7wVdQ0y; Path=/; Expires=Thu, 27 Nov 2036 22:00:00 GMT; HttpOnly; SameSite=Strict
          */
         SetSessionCookie: string;
         /**

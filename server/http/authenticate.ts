@@ -30,7 +30,7 @@ import type { ConsoleSessions, LiveSession } from '../keys/console-sessions.js';
 import { isValidKey } from '../keys/api-keys.js';
 import type { LastUse } from '../keys/last-use.js';
 import type { AuthThrottle } from '../keys/throttle.js';
-import { ServiceError, invalidCredentials, invalidCsrfToken, permissionDenied, sessionEnded } from '../service-errors.js';
+import { type Challenge, ServiceError, invalidCredentials, invalidCsrfToken, permissionDenied, sessionEnded } from '../service-errors.js';
 import type { Store } from '../store/repositories.js';
 import type { Credentials } from '../../lib/contract/credentials.js';
 import type { ApiKeyRecord } from '../store/records.js';
@@ -143,6 +143,14 @@ async function resumeSession(req: Request, res: Response, sessions: ConsoleSessi
   return session;
 }
 
+/**
+ * The challenge of a 401: HTTP Basic, which the API takes; but not to a script of a page on
+ * the service's own origin (the console), whose browser would answer a Basic challenge by
+ * stopping the page to ask the person for a password (Fetch Metadata tells which requests those are).
+ */
+const challengeFor = (req: Request): Challenge =>
+  req.get('Sec-Fetch-Site') === 'same-origin' && req.get('Sec-Fetch-Mode') !== 'navigate' ? 'Session' : 'Basic';
+
 /** Lets the request on as `key` if the key holds `permission`, naming it in the request's log line and in any logged through requestLogger from here on. */
 function admit(res: Response, key: ApiKeyRecord, permission: Exclude<RequiredPermission, 'none'>, lastUse: LastUse): void {
   lastUse.note(key);
@@ -174,7 +182,7 @@ export function authenticate(
     if (!credentials || !isValidKey(key, credentials.api_key_secret)) {
       // Valid credentials never reach here, so the throttle can only change how a failure is answered.
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const { answer, throttledNow } = throttle.fail(address, credentials?.api_key ?? '', invalidCredentials());
+      const { answer, throttledNow } = throttle.fail(address, credentials?.api_key ?? '', invalidCredentials(challengeFor(req)));
       if (throttledNow) {
         requestLogger(req, res).warn(
           // The key id only when a key has it: what was sent in its place could be anything, a secret included.

@@ -1,0 +1,331 @@
+/**
+ * A user, or a new one: every field of the specification, locked and disabled,
+ * the groups, and the user's audit history. A change is saved only if nobody
+ * changed the user since the page read it (If-Match): otherwise the page says so
+ * and offers to reload, never overwriting silently.
+ */
+import { useLocation, useRoute } from 'preact-iso';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { components, Group, User } from 'workspace-user-api/client';
+import { api, sentenceOf } from '../api.js';
+import { useMessages } from '../messages.js';
+import { useTitle } from '../title.js';
+import { useCan } from '../session.js';
+
+type AuditEvent = components['schemas']['AuditEvent'];
+
+/** The fields a person edits, as the form holds them. */
+interface Draft {
+  username: string;
+  first_name: string;
+  last_name: string;
+  organization: string;
+  phone: string;
+  password: string;
+  locked: boolean;
+  disabled: boolean;
+}
+
+const EMPTY: Draft = {
+  username: '',
+  first_name: '',
+  last_name: '',
+  organization: '',
+  phone: '',
+  password: '',
+  locked: false,
+  disabled: false,
+};
+
+const draftOf = (user: User): Draft => ({
+  username: user.username,
+  first_name: user.first_name,
+  last_name: user.last_name,
+  organization: user.organization,
+  phone: user.phone,
+  password: '',
+  locked: user.locked,
+  disabled: user.disabled,
+});
+
+const TEXT_FIELDS = [
+  ['username', 'Username', 'username'],
+  ['first_name', 'First name', 'given-name'],
+  ['last_name', 'Last name', 'family-name'],
+  ['organization', 'Organization', 'organization'],
+  ['phone', 'Phone', 'tel'],
+] as const;
+
+export function UserPage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const messages = useMessages();
+  const can = useCan();
+  const userId = params.userId;
+  const isNew = userId === undefined;
+  const [user, setUser] = useState<User | undefined>(undefined);
+  const [etag, setEtag] = useState<string | undefined>(undefined);
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [conflict, setConflict] = useState(false);
+  const [groups, setGroups] = useState<Group[]>([]);
+  const [history, setHistory] = useState<AuditEvent[] | undefined>(undefined);
+  const mayEdit = isNew ? can('users_create') : can('users_modify');
+  useTitle(isNew ? 'New user' : (user?.username ?? 'User'));
+
+  const load = async () => {
+    if (isNew) return;
+    const { data, error, etag: version } = await api.getUser({ target_user: { user_id: userId } });
+    if (error) return void messages.alert(sentenceOf(error));
+    setUser(data.user);
+    setEtag(version);
+    setDraft(draftOf(data.user));
+    setConflict(false);
+    if (can('groups_view')) {
+      const listed = await api.getGroups({});
+      if (listed.data) setGroups(listed.data.groups);
+    }
+    if (can('audit_view')) {
+      const audit = await api.getAuditEvents({ target_user_id: userId, page_size: 20 });
+      if (audit.data) setHistory(audit.data.events);
+    }
+  };
+  useEffect(() => {
+    setUser(undefined);
+    setDraft(EMPTY);
+    void load();
+  }, [userId]);
+
+  const save = async (event: SubmitEvent) => {
+    event.preventDefault();
+    if (isNew) {
+      const { password, ...fields } = draft;
+      const { data, error } = await api.createUser({ target_user: { ...fields, ...(password ? { password } : {}) } });
+      if (error) return void messages.alert(sentenceOf(error));
+      messages.status(`User ${data.user.username} created.`);
+      return void route(`/console/users/${data.user.user_id}`);
+    }
+    if (!user) return;
+    const before = draftOf(user);
+    const changed = Object.fromEntries(
+      (Object.keys(draft) as (keyof Draft)[]).filter((field) => draft[field] !== before[field]).map((field) => [field, draft[field]]),
+    );
+    if (Object.keys(changed).length === 0) return void messages.status('Nothing to save.');
+    const { data, error, etag: version } = await api.updateUser({ target_user: { user_id: user.user_id, ...changed } }, { ifMatch: etag });
+    if (error?.code === 'version_mismatch') {
+      setConflict(true);
+      return void messages.alert(
+        'Someone changed this user since you opened it. Nothing was saved: reload to see their change, then make yours again.',
+      );
+    }
+    if (error) return void messages.alert(sentenceOf(error));
+    setUser(data.user);
+    setEtag(version);
+    setDraft(draftOf(data.user));
+    messages.status(`Saved ${data.user.username}.`);
+  };
+
+  if (!isNew && !user) return <p>Loading the user…</p>;
+  const title = user?.username ?? 'New user';
+  return (
+    <section aria-labelledby="user-heading">
+      <p>
+        <a href="/console/users">Back to the users</a>
+      </p>
+      <h1 id="user-heading">{title}</h1>
+      {conflict && (
+        <p class="conflict">
+          This user changed elsewhere.{' '}
+          <button type="button" onClick={() => void load()}>
+            Reload the user
+          </button>
+        </p>
+      )}
+      <form onSubmit={(event) => void save(event)} class="fields">
+        <fieldset disabled={!mayEdit}>
+          <legend>Details</legend>
+          {TEXT_FIELDS.map(([field, label, autocomplete]) => (
+            <label key={field}>
+              {label}
+              <input
+                name={field}
+                value={draft[field]}
+                autocomplete={autocomplete}
+                required={field === 'username'}
+                maxLength={field === 'username' ? 255 : 100}
+                onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })}
+              />
+            </label>
+          ))}
+          <label>
+            New password
+            <input
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              value={draft.password}
+              maxLength={128}
+              aria-describedby="password-help"
+              onInput={(event) => setDraft({ ...draft, password: event.currentTarget.value })}
+            />
+          </label>
+          <p id="password-help" class="help">
+            {isNew ? 'Leave empty to create the user without a password.' : 'Leave empty to keep the current password.'}
+          </p>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={draft.locked}
+              onChange={(event) => setDraft({ ...draft, locked: event.currentTarget.checked })}
+            />
+            Locked
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={draft.disabled}
+              onChange={(event) => setDraft({ ...draft, disabled: event.currentTarget.checked })}
+            />
+            Disabled
+          </label>
+        </fieldset>
+        {mayEdit ? <button type="submit">Save</button> : <p class="help">Your key can view this user but not change it.</p>}
+      </form>
+      {user && <Membership user={user} groups={groups} onChanged={() => void load()} />}
+      {user && can('users_delete') && <DeleteUser user={user} />}
+      {history && <History events={history} />}
+    </section>
+  );
+}
+
+function Membership({ user, groups, onChanged }: { user: User; groups: Group[]; onChanged: () => void }) {
+  const messages = useMessages();
+  const can = useCan();
+  const [chosen, setChosen] = useState('');
+  const memberOf = new Set(user.groups.map((group) => group.group_id));
+  const others = groups.filter((group) => !memberOf.has(group.group_id));
+  const change = async (groupId: string, join: boolean) => {
+    const target = { target_user: { user_id: user.user_id }, target_group: { group_id: groupId } };
+    const { error } = join ? await api.addUserGroup(target) : await api.removeUserGroup(target);
+    if (error) return void messages.alert(sentenceOf(error));
+    const name = groups.find((group) => group.group_id === groupId)?.name ?? groupId;
+    messages.status(join ? `Added to ${name}.` : `Removed from ${name}.`);
+    onChanged();
+  };
+  return (
+    <section aria-labelledby="groups-heading">
+      <h2 id="groups-heading">Groups</h2>
+      <ul>
+        {user.groups.map((group) => (
+          <li key={group.group_id}>
+            {group.name ?? group.group_id}{' '}
+            {can('groups_modify') && (
+              <button type="button" class="quiet" onClick={() => void change(group.group_id, false)}>
+                Remove from {group.name ?? 'this group'}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {can('groups_modify') && others.length > 0 && (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (chosen) void change(chosen, true);
+          }}
+        >
+          <label>
+            Add to group
+            <select value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+              <option value="">Choose a group</option>
+              {others.map((group) => (
+                <option key={group.group_id} value={group.group_id}>
+                  {group.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Add</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function DeleteUser({ user }: { user: User }) {
+  const messages = useMessages();
+  const { route } = useLocation();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [typed, setTyped] = useState('');
+  const remove = async () => {
+    const { error } = await api.deleteUser({ target_user: { user_id: user.user_id } });
+    dialog.current?.close();
+    if (error) return void messages.alert(sentenceOf(error));
+    messages.status(`User ${user.username} deleted.`);
+    route('/console/users');
+  };
+  return (
+    <section aria-labelledby="delete-heading">
+      <h2 id="delete-heading">Delete</h2>
+      <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
+        Delete user
+      </button>
+      <dialog ref={dialog} aria-labelledby="delete-dialog-heading">
+        <form
+          method="dialog"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void remove();
+          }}
+        >
+          <h2 id="delete-dialog-heading">Delete {user.username}?</h2>
+          <p>The user, their groups and their attributes go for good. Type the username to confirm.</p>
+          <label>
+            Username to delete
+            <input value={typed} autocomplete="off" onInput={(event) => setTyped(event.currentTarget.value)} />
+          </label>
+          <div class="actions">
+            <button type="button" class="quiet" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
+            <button type="submit" class="danger" disabled={typed.trim().toLowerCase() !== user.username}>
+              Delete
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </section>
+  );
+}
+
+function History({ events }: { events: AuditEvent[] }) {
+  return (
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">History</h2>
+      {events.length === 0 ? (
+        <p>No changes recorded.</p>
+      ) : (
+        <table>
+          <caption class="visually-hidden">Changes to this user, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Change</th>
+              <th scope="col">By</th>
+              <th scope="col">Fields</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((event) => (
+              <tr key={event.event_id}>
+                <td>{new Date(event.time).toLocaleString()}</td>
+                <td>{event.operation}</td>
+                <td>{event.actor}</td>
+                <td>{event.changed_fields.join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+/** Users: searched on the server by username or name, paged by cursor; each page and search at a URL of its own. */
+import { useLocation } from 'preact-iso';
+import { useEffect, useState } from 'preact/hooks';
+import type { User } from 'workspace-user-api/client';
+import { api, sentenceOf } from '../api.js';
+import { useMessages } from '../messages.js';
+import { useTitle } from '../title.js';
+import { useCan } from '../session.js';
+
+const PAGE_SIZE = 25;
+
+const withQuery = (query: Record<string, string | undefined>) => {
+  const shown = Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1]));
+  return `/console/users${shown.length ? `?${new URLSearchParams(shown).toString()}` : ''}`;
+};
+
+const stateOf = (user: User) => [user.locked ? 'Locked' : '', user.disabled ? 'Disabled' : ''].filter(Boolean).join(', ') || 'Active';
+
+export function Users() {
+  const { query, route } = useLocation();
+  const messages = useMessages();
+  const can = useCan();
+  const search = query.search ?? '';
+  const cursor = query.cursor;
+  useTitle(search ? `Users matching ${search}` : 'Users');
+  const [page, setPage] = useState<{ users: User[]; total: number; next: string | null } | undefined>(undefined);
+  const [typed, setTyped] = useState(search);
+
+  useEffect(() => {
+    setTyped(search);
+    let current = true;
+    void api
+      .getUsers({ page_size: PAGE_SIZE, ...(search ? { search } : { sort_by: 'username' }), ...(cursor ? { cursor } : {}) })
+      .then(({ data, error }) => {
+        if (!current) return;
+        if (error) return void messages.alert(sentenceOf(error));
+        setPage({ users: data.users, total: data.total, next: data.next_cursor ?? null });
+      });
+    return () => {
+      current = false;
+    };
+  }, [search, cursor]);
+
+  return (
+    <section aria-labelledby="users-heading">
+      <div class="heading-row">
+        <h1 id="users-heading">Users</h1>
+        {can('users_create') && (
+          <a class="button" href="/console/users/new">
+            New user
+          </a>
+        )}
+      </div>
+      <form
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          route(withQuery({ search: typed.trim() || undefined }));
+        }}
+      >
+        <label>
+          Search users
+          <input type="search" value={typed} maxLength={256} onInput={(event) => setTyped(event.currentTarget.value)} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      {page === undefined ? (
+        <p>Loading users…</p>
+      ) : (
+        <>
+          <p>{search ? `${page.total} users match “${search}”.` : `${page.total} users.`}</p>
+          <table>
+            <caption class="visually-hidden">Users{search ? ` matching ${search}` : ''}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Username</th>
+                <th scope="col">Name</th>
+                <th scope="col">Organization</th>
+                <th scope="col">Groups</th>
+                <th scope="col">State</th>
+                <th scope="col">Last session</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.users.map((user) => (
+                <tr key={user.user_id}>
+                  <td>
+                    <a href={`/console/users/${user.user_id}`}>{user.username}</a>
+                  </td>
+                  <td>{[user.first_name, user.last_name].filter(Boolean).join(' ')}</td>
+                  <td>{user.organization}</td>
+                  <td>{user.groups.map((group) => group.name ?? group.group_id).join(', ')}</td>
+                  <td>{stateOf(user)}</td>
+                  <td>{user.last_session ? new Date(user.last_session).toLocaleString() : 'Never'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav aria-label="Pages of users" class="pages">
+            {cursor && <a href={withQuery({ search: search || undefined })}>First page</a>}
+            {page.next && <a href={withQuery({ search: search || undefined, cursor: page.next })}>Next page</a>}
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}

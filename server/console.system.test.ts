@@ -1,0 +1,255 @@
+/**
+ * The web console in Debian's Chromium, driven as a person does: by role and
+ * accessible name (the names docs/console.md fixes), with the keyboard where
+ * it matters, and checked with axe on every screen. Against the real service
+ * and the console `npm run build` made (console/dist).
+ */
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Credentials } from '../lib/contract/credentials.js';
+import { PROJECT_ROOT } from '../lib/project-root.js';
+import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
+import { startTestService, type TestService } from './testing/service.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const chromiumTool = TOOLS.chromium();
+const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'console');
+
+/** The serious and critical violations axe finds on the page as it is now (WCAG 2.2 A and AA). */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`);
+}
+
+describe('the web console in a real browser', needs(chromiumTool, 'the console tests'), () => {
+  let browser: Browser;
+  let service: TestService;
+  /** Content-Security-Policy violations and script errors, from every page: there must be none. */
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    assertPresent(chromiumTool);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    service = await startTestService();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+    assert.deepEqual(pageErrors, [], 'no script error and no Content-Security-Policy violation on any page');
+  });
+
+  /** A fresh browser profile at the sign-in page. */
+  async function openConsole(path = '/console'): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+    page.on('console', (message) => {
+      // The API's 4xx answers are the console's to show (a 412, a 403), and Chromium logs each one.
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d /.test(message.text()))
+        pageErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    await page.goto(`${service.baseUrl}${path}`);
+    return { context, page };
+  }
+
+  async function signIn(page: Page, credentials: Credentials): Promise<void> {
+    await page.getByLabel('API key').fill(credentials.api_key);
+    await page.getByLabel('Secret').fill(credentials.api_key_secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  const screen = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  it('signs in and out, keeping the secret in none of the browser’s storages', async () => {
+    const { context, page } = await openConsole();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the sign-in page');
+    await screen(page, 'sign-in');
+    await signIn(page, service.admin);
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+
+    // Every storage a page has, as the page reads it.
+    const stored = await page.evaluate<string>(`(async () => JSON.stringify({
+      local: { ...localStorage },
+      session: { ...sessionStorage },
+      cookie: document.cookie,
+      indexedDB: (await indexedDB.databases()).map((database) => database.name),
+    }))()`);
+    assert.ok(!stored.includes(service.admin.api_key_secret), `no storage holds the secret: ${stored}`);
+    assert.equal(JSON.parse(stored).cookie, '', 'the session cookie is HttpOnly: no script reads it');
+    const [cookie] = await context.cookies();
+    assert.deepEqual([cookie?.name, cookie?.httpOnly, cookie?.sameSite, cookie?.path], ['workspace_session', true, 'Strict', '/']);
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.match((await page.getByRole('status').textContent()) ?? '', /Signed out/);
+    assert.deepEqual(await context.cookies(), [], 'the cookie is gone');
+    await context.close();
+  });
+
+  it('creates a user by keyboard alone, finds, edits, locks, regroups and deletes it', async () => {
+    const group = await service.createGroup({ name: 'Console testers' });
+    const { context, page } = await openConsole('/console/users');
+    await signIn(page, service.admin);
+    assert.deepEqual(await accessibilityViolations(page), [], 'the users page');
+    await screen(page, 'users');
+
+    await page.getByRole('link', { name: 'New user' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New user' }).waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the new-user page');
+    await page.getByLabel('Username').focus();
+    await page.keyboard.type('ada.console@example.com');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Ada');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Lovelace');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'ada.console@example.com' }).waitFor();
+    assert.match((await page.getByRole('status').textContent()) ?? '', /created/);
+
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    await page.getByRole('searchbox', { name: 'Search users' }).fill('lovelace');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/search=lovelace/);
+    await page.getByRole('row').getByRole('link', { name: 'ada.console@example.com' }).click();
+    await page.getByRole('heading', { name: 'ada.console@example.com' }).waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the user page');
+    await screen(page, 'user');
+
+    await page.getByLabel('Organization').fill('Analytical Engines');
+    await page.getByRole('checkbox', { name: 'Locked' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved ada.console@example.com.').waitFor();
+    const { user } = (await service.callAsAdmin('get_user', { target_user: { username: 'ada.console@example.com' } })).body;
+    assert.deepEqual([user.organization, user.locked, user.first_name], ['Analytical Engines', true, 'Ada']);
+
+    await page.getByLabel('Add to group').selectOption({ label: 'Console testers' });
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('button', { name: 'Remove from Console testers' }).waitFor();
+    assert.ok(
+      (await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.groups.some(
+        (member: { group_id: string }) => member.group_id === group.group_id,
+      ),
+    );
+
+    await page.getByRole('button', { name: 'Delete user' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete ada.console@example.com?' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByRole('button', { name: 'Delete', exact: true }).isDisabled(), true, 'not before the name is typed');
+    await dialog.getByLabel('Username to delete').fill('ada.console@example.com');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).status, 404);
+    await context.close();
+  });
+
+  it('answers an edit made elsewhere since the page loaded with the conflict and a way to reload, never overwriting', async () => {
+    const user = await service.createUser({ first_name: 'Grace' });
+    const { context, page } = await openConsole(`/console/users/${user.user_id}`);
+    await signIn(page, service.admin);
+    await page.getByLabel('First name').waitFor();
+    await service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, first_name: 'Elsewhere' } });
+    await page.getByLabel('First name').fill('Mine');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/changed this user since you opened it/)
+      .waitFor();
+    assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).body.user.first_name, 'Elsewhere');
+    await page.getByRole('button', { name: 'Reload the user' }).click();
+    await page.waitForFunction(`document.querySelector('input[name=first_name]')?.value === 'Elsewhere'`);
+    await context.close();
+  });
+
+  it('shows a users_view key no Save button, and its forged writes are refused', async () => {
+    const viewer = await service.createKey({ permissions: ['users_view'] });
+    const user = await service.createUser();
+    const { context, page } = await openConsole(`/console/users/${user.user_id}`);
+    await signIn(page, viewer);
+    await page.getByLabel('Username').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'New user' }).count(), 0);
+    // A script in the page (an injected one, say) writing past the console: refused either way.
+    const forged = await page.evaluate<unknown[]>(`(async () => {
+      const post = (path, headers = {}) => fetch(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ target_user: { username: 'forged@example.com' } }),
+      });
+      const session = await (await post('/api/public/get_session')).json();
+      const withoutToken = await post('/api/public/create_user');
+      const withToken = await post('/api/public/create_user', { 'X-CSRF-Token': session.csrf_token });
+      return [withoutToken.status, (await withoutToken.json()).code, withToken.status, (await withToken.json()).code];
+    })()`);
+    assert.deepEqual(forged, [403, 'invalid_csrf_token', 403, 'permission_denied']);
+    await context.close();
+  });
+
+  it('makes a key with chosen permissions, shows its secret once, and revokes it after asking', async () => {
+    const { context, page } = await openConsole('/console/keys');
+    await signIn(page, service.admin);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the API keys page');
+    await page.getByLabel('Key name').fill('reporting');
+    await page.getByRole('checkbox', { name: 'users_view' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByRole('region', { name: "New key's secret" }).locator('code').textContent()) ?? '';
+    assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+    await screen(page, 'api-keys');
+    const made = (await service.callAsAdmin('get_api_keys', {})).body.api_keys.find((key: { name: string }) => key.name === 'reporting');
+    assert.deepEqual(made.permissions, ['users_view']);
+
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Revoke reporting' }).click();
+    await page.getByRole('status').getByText('Key reporting revoked.').waitFor();
+    assert.match(asked, /^Revoke reporting\?/);
+    const after = (await service.callAsAdmin('get_api_keys', { include_revoked: true })).body.api_keys;
+    assert.notEqual(after.find((key: { api_key: string }) => key.api_key === made.api_key).revoked, null);
+    await context.close();
+  });
+
+  it('lists and makes groups, keeping the system group, and reads the audit log', async () => {
+    const { context, page } = await openConsole('/console/groups');
+    await signIn(page, service.admin);
+    await page.getByRole('cell', { name: 'All Users', exact: true }).waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the groups page');
+    assert.equal(await page.getByRole('button', { name: 'Delete All Users' }).count(), 0, 'the system group cannot be deleted');
+    await page.getByLabel('Group name').fill('Night shift');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('cell', { name: 'Night shift', exact: true }).waitFor();
+    await screen(page, 'groups');
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByRole('cell', { name: 'createGroup' }).first().waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'the audit log');
+    await screen(page, 'audit-log');
+    await context.close();
+  });
+
+  it('goes back to sign-in when its key is revoked', async () => {
+    const key = await service.createKey({ permissions: ['users_view'] });
+    const { context, page } = await openConsole('/console/users');
+    await signIn(page, key);
+    await service.callAsAdmin('revoke_api_key', { target_api_key: { api_key: key.api_key } });
+    await page.getByRole('link', { name: 'Groups' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+});
