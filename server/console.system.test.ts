@@ -154,6 +154,26 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
+  it('shows each rule of the password policy met or not as one types, in the words the service answers with', async () => {
+    const { context, page } = await openConsole('/console/users/new');
+    await signIn(page, service.admin);
+    await page.getByLabel('Username').fill('ada.lovelace@example.com');
+    await page.getByLabel('New password').fill('lovelace');
+    const rules = page.locator('#password-rules li');
+    const unmet = async () =>
+      await rules.evaluateAll((items) => items.filter((item) => item.className === 'unmet').map((item) => item.textContent));
+    assert.deepEqual(await unmet(), [
+      '✗ Not met: at least one uppercase letter',
+      '✗ Not met: at least one digit',
+      '✗ Not met: at least one special character (such as ! @ # $)',
+      '✗ Not met: not contain the username',
+    ]);
+    await page.getByLabel('New password').fill('Correct-Horse-42');
+    assert.deepEqual(await unmet(), []);
+    assert.deepEqual(await accessibilityViolations(page), [], 'the new-user page with its rules');
+    await context.close();
+  });
+
   it('answers an edit made elsewhere since the page loaded with the conflict and a way to reload, never overwriting', async () => {
     const user = await service.createUser({ first_name: 'Grace' });
     const { context, page } = await openConsole(`/console/users/${user.user_id}`);

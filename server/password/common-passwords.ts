@@ -12,14 +12,9 @@
  * with the common substitutions read back (`P@ssw0rd123` is "password").
  */
 import { dictionary } from '@zxcvbn-ts/language-common';
+import { normalized } from '../../lib/password-rules.js';
 
 const COMMON = new Set(dictionary['passwords-common']);
-
-/** Case and width aside: NFKC, then case folded (lower case, which the list uses). */
-export const normalized = (text: string) => text.normalize('NFKC').toLowerCase();
-
-/** The letters of a text alone, normalized: what is left of a password less its digits and symbols. */
-export const lettersOf = (text: string) => normalized(text).replace(/\P{L}/gu, '');
 
 /** The usual stand-ins for letters, read back. */
 const SUBSTITUTIONS: Record<string, string> = { '@': 'a', '4': 'a', '0': 'o', '1': 'i', '!': 'i', '3': 'e', $: 's', '5': 's', '7': 't' };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readContract } from '../../lib/contract/document.js';
+import { COMPOSITION, contextRules, ruleStates } from '../../lib/password-rules.js';
 import { compositionViolation, passwordPolicyViolation } from './policy.js';
 
 describe('password policy (docs/spec §8)', () => {
@@ -130,5 +131,22 @@ describe('the contract states the same composition rules', () => {
     for (const password of samples) {
       assert.equal(contractAccepts(password), compositionViolation(password) === undefined, JSON.stringify(password));
     }
+  });
+
+  it('gives the console each rule of the service but the list, met or not, in the words of its answers', () => {
+    const rules = [...COMPOSITION, ...contextRules({ username: 'ada.lovelace@example.com', firstName: 'Ada' })];
+    const unmet = ruleStates('lovelace', rules)
+      .filter((rule) => !rule.met)
+      .map((rule) => rule.wording);
+    assert.deepEqual(unmet, [
+      'at least one uppercase letter',
+      'at least one digit',
+      'at least one special character (such as ! @ # $)',
+      'not contain the username',
+    ]);
+    // The same rules the service answers with: every unmet rule is in its refusal, and the list's rule besides.
+    const refusal = passwordPolicyViolation('lovelace', { username: 'ada.lovelace@example.com', firstName: 'Ada' }) ?? '';
+    for (const wording of unmet) assert.ok(refusal.includes(wording), wording);
+    assert.ok(ruleStates('Correct-Horse-42', rules).every((rule) => rule.met));
   });
 });

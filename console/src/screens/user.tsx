@@ -7,6 +7,7 @@
 import { useLocation, useRoute } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components, Group, User } from 'workspace-user-api/client';
+import { COMPOSITION, contextRules, ruleStates } from '../../../lib/password-rules.js';
 import { api, sentenceOf } from '../api.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
@@ -164,13 +165,14 @@ export function UserPage() {
               autocomplete="new-password"
               value={draft.password}
               maxLength={128}
-              aria-describedby="password-help"
+              aria-describedby="password-help password-rules"
               onInput={(event) => setDraft({ ...draft, password: event.currentTarget.value })}
             />
           </label>
           <p id="password-help" class="help">
             {isNew ? 'Leave empty to create the user without a password.' : 'Leave empty to keep the current password.'}
           </p>
+          <PasswordRules draft={draft} />
           <label class="check">
             <input
               type="checkbox"
@@ -194,6 +196,30 @@ export function UserPage() {
       {user && can('users_delete') && <DeleteUser user={user} />}
       {history && <History events={history} />}
     </section>
+  );
+}
+
+/**
+ * Each rule of the password policy, met or not as the person types, in the policy's own
+ * words: the service's rules themselves (lib/password-rules.ts), but for the list of commonly
+ * used passwords, which stays on the service and is checked when the user is saved.
+ */
+function PasswordRules({ draft }: { draft: Draft }) {
+  const context = { username: draft.username, firstName: draft.first_name, lastName: draft.last_name };
+  const states = ruleStates(draft.password, [...COMPOSITION, ...contextRules(context)]);
+  return (
+    <div id="password-rules" class="rules" hidden={draft.password === ''}>
+      <p>A new password must:</p>
+      <ul>
+        {states.map(({ wording, met }) => (
+          <li key={wording} class={met ? 'met' : 'unmet'}>
+            <span aria-hidden="true">{met ? '✓' : '✗'}</span> <span class="visually-hidden">{met ? 'Met: ' : 'Not met: '}</span>
+            {wording}
+          </li>
+        ))}
+      </ul>
+      <p class="help">And not be a commonly used password, which the service checks when you save.</p>
+    </div>
   );
 }
 
