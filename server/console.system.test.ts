@@ -244,7 +244,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
-  it('lists and makes groups, keeping the system group, and reads the audit log', async () => {
+  it('lists and makes groups, keeping the system group, and reads the audit log by kind of change', async () => {
     const { context, page } = await openConsole('/console/groups');
     await signIn(page, service.admin);
     await page.getByRole('cell', { name: 'All Users', exact: true }).waitFor();
@@ -258,6 +258,12 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     await page.getByRole('cell', { name: 'createGroup' }).first().waitFor();
+    await page.getByLabel('Change').selectOption('createGroup');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/operation=createGroup/);
+    await page.getByRole('cell', { name: 'createGroup' }).first().waitFor();
+    const kinds = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    assert.ok(kinds.length > 0 && kinds.every((kind) => kind === 'createGroup'), kinds.join());
     assert.deepEqual(await accessibilityViolations(page), [], 'the audit log');
     await screen(page, 'audit-log');
     await context.close();

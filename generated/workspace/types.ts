@@ -1503,6 +1503,11 @@ export interface components {
         ApiKeyResponse: {
             api_key: components["schemas"]["ApiKeyDetails"];
         };
+        /**
+         * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook.
+         * @enum {string}
+         */
+        AuditOperation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup" | "createWebhook" | "updateWebhook" | "disableWebhook" | "deleteWebhook";
         GetAuditEventsRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
@@ -1510,6 +1515,8 @@ export interface components {
             target_user_id?: components["schemas"]["UserIdAccepted"];
             /** @description Only the changes this API key made, or `admin-cli` for those of `npm run admin`. */
             actor?: string;
+            /** @description Only the changes of this kind (`updateUser`, `createApiKey`, …). */
+            operation?: components["schemas"]["AuditOperation"];
             /**
              * Format: date-time
              * @description Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
@@ -1531,11 +1538,7 @@ export interface components {
             event_id: string;
             /** Format: date-time */
             time: string;
-            /**
-             * @description What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook.
-             * @enum {string}
-             */
-            operation: "createUser" | "updateUser" | "deleteUser" | "addUserGroup" | "removeUserGroup" | "createGroup" | "deleteGroup" | "createApiKey" | "revokeApiKey" | "updateApiKey" | "updateUserAttributes" | "logoutUser" | "updateGroup" | "createWebhook" | "updateWebhook" | "disableWebhook" | "deleteWebhook";
+            operation: components["schemas"]["AuditOperation"];
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;
             /**

@@ -176,7 +176,7 @@ describe(`the audit trail (${TEST_STORE})`, () => {
     }
   });
 
-  it('pages newest first by cursor, and filters by key and by time', async () => {
+  it('pages newest first by cursor, and filters by key, by kind of change and by time', async () => {
     const limited = await service.createKey({ permissions: ['users_create', 'audit_view'] });
     const made: string[] = [];
     for (let index = 0; index < 5; index++) {
@@ -197,6 +197,15 @@ describe(`the audit trail (${TEST_STORE})`, () => {
       cursor = answer.body.next_cursor;
     } while (cursor);
     assert.deepEqual(pages, [made.slice(0, 2), made.slice(2, 4), made.slice(4)]);
+
+    // By kind of change: the key's creations, and none of its deletions (it made none).
+    const created = await service.call('get_audit_events', { ...limited, actor: limited.api_key, operation: 'createUser' });
+    assert.deepEqual(
+      created.body.events.map((event: AuditEvent) => event.target_user_id),
+      made,
+    );
+    const deleted = await service.call('get_audit_events', { ...limited, actor: limited.api_key, operation: 'deleteUser' });
+    assert.deepEqual(deleted.body.events, []);
 
     const future = await service.callAsAdmin('get_audit_events', { since: new Date(Date.now() + 60_000).toISOString() });
     assert.deepEqual(future.body, { events: [], next_cursor: null });

@@ -36,12 +36,13 @@ function asStored(time: string, field: 'since' | 'until'): string {
 
 export function auditHandlers({ directory }: Services): Pick<Handlers, 'getAuditEvents'> {
   return {
-    async getAuditEvents({ target_user_id, actor, since, until, page_size, cursor }) {
+    async getAuditEvents({ target_user_id, actor, operation, since, until, page_size, cursor }) {
       const { events, more } = await directory.auditEvents({
         pageSize: page_size ?? AUDIT_PAGE_SIZE,
         ...(cursor === undefined ? {} : { after: eventAfter(cursor) }),
         ...(target_user_id === undefined ? {} : { targetUserId: target_user_id }),
         ...(actor === undefined ? {} : { actor }),
+        ...(operation === undefined ? {} : { operation }),
         ...(since === undefined ? {} : { since: asStored(since, 'since') }),
         ...(until === undefined ? {} : { until: asStored(until, 'until') }),
       });

@@ -232,10 +232,11 @@ export class KyselyAuditRepository implements AuditRepository {
     return Number(row?.head ?? 0);
   }
 
-  async list({ pageSize, after, targetUserId, actor, since, until }: AuditQuery): Promise<AuditPage> {
+  async list({ pageSize, after, targetUserId, actor, operation, since, until }: AuditQuery): Promise<AuditPage> {
     let query = this.db.selectFrom('audit_events').selectAll();
     if (targetUserId !== undefined) query = query.where('target_user_id', '=', targetUserId);
     if (actor !== undefined) query = query.where('actor', '=', actor);
+    if (operation !== undefined) query = query.where('operation', '=', operation);
     if (since !== undefined) query = query.where('time', '>=', since);
     if (until !== undefined) query = query.where('time', '<', until);
     if (after !== undefined) query = query.where('event_id', '<', after);

@@ -358,6 +358,8 @@ export interface AuditQuery {
   after?: string;
   targetUserId?: string;
   actor?: string;
+  /** Only the changes of this kind. */
+  operation?: AuditOperation;
   /** Events at or after this time (RFC 3339). */
   since?: string;
   /** Events before this time. */

@@ -9,6 +9,31 @@ import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
+type AuditOperation = components['schemas']['AuditOperation'];
+
+/** Every kind of change, for the filter; the compiler refuses a list that misses one of the contract's. */
+const OPERATIONS = [
+  'createUser',
+  'updateUser',
+  'deleteUser',
+  'addUserGroup',
+  'removeUserGroup',
+  'updateUserAttributes',
+  'logoutUser',
+  'createGroup',
+  'updateGroup',
+  'deleteGroup',
+  'createApiKey',
+  'updateApiKey',
+  'revokeApiKey',
+  'createWebhook',
+  'updateWebhook',
+  'disableWebhook',
+  'deleteWebhook',
+] as const satisfies readonly AuditOperation[];
+const everyOperation: Exclude<AuditOperation, (typeof OPERATIONS)[number]> extends never ? true : never = true;
+void everyOperation;
+const isOperation = (value: string | undefined): value is AuditOperation => OPERATIONS.some((operation) => operation === value);
 
 const FILTERS = [
   ['target_user_id', 'User id', 'text'],
@@ -36,6 +61,7 @@ export function AuditLog() {
         page_size: 50,
         ...(query.target_user_id ? { target_user_id: query.target_user_id } : {}),
         ...(query.actor ? { actor: query.actor } : {}),
+        ...(isOperation(query.operation) ? { operation: query.operation } : {}),
         ...(since ? { since } : {}),
         ...(until ? { until } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
@@ -48,13 +74,13 @@ export function AuditLog() {
     return () => {
       current = false;
     };
-  }, [query.target_user_id, query.actor, query.since, query.until, query.cursor]);
+  }, [query.target_user_id, query.actor, query.operation, query.since, query.until, query.cursor]);
 
   const urlOf = (fields: Record<string, string | undefined>) => {
     const shown = Object.entries(fields).filter((entry): entry is [string, string] => Boolean(entry[1]));
     return `/console/audit${shown.length ? `?${new URLSearchParams(shown).toString()}` : ''}`;
   };
-  const filters = Object.fromEntries(FILTERS.map(([name]) => [name, query[name]]));
+  const filters = { ...Object.fromEntries(FILTERS.map(([name]) => [name, query[name]])), operation: query.operation };
 
   if (!can('audit_view')) {
     return (
@@ -72,7 +98,12 @@ export function AuditLog() {
         onSubmit={(event) => {
           event.preventDefault();
           const fields = new FormData(event.currentTarget);
-          route(urlOf(Object.fromEntries(FILTERS.map(([name]) => [name, textOf(fields, name).trim() || undefined]))));
+          route(
+            urlOf({
+              ...Object.fromEntries(FILTERS.map(([name]) => [name, textOf(fields, name).trim() || undefined])),
+              operation: textOf(fields, 'operation') || undefined,
+            }),
+          );
         }}
       >
         {FILTERS.map(([name, label, type]) => (
@@ -81,6 +112,17 @@ export function AuditLog() {
             <input name={name} type={type} value={query[name] ?? ''} />
           </label>
         ))}
+        <label>
+          Change
+          <select name="operation" value={query.operation ?? ''}>
+            <option value="">Every change</option>
+            {OPERATIONS.map((operation) => (
+              <option key={operation} value={operation}>
+                {operation}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit">Filter</button>
       </form>
       {page === undefined ? (

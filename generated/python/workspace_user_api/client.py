@@ -11,7 +11,7 @@ from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
 from .errors import ApiError, TransportError
-from .models import ApiKeyList, ApiKeyRef, ApiKeyResponse, ApiKeySecretResponse, AuditEventPage, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewApiKey, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
+from .models import ApiKeyList, ApiKeyRef, ApiKeyResponse, ApiKeySecretResponse, AuditEventPage, AuditOperation, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewApiKey, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
 
 __all__ = ["WorkspaceClient"]
 
@@ -325,13 +325,14 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_api_key": _encode.as_json(target_api_key)}
         return self._call_model(ApiKeyResponse.from_json, "POST", "/api/public/revoke_api_key", body, credentials=True, idempotency_key=idempotency_key)
 
-    def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
+    def get_audit_events(self, *, target_user_id: UserIdAccepted | None = None, actor: str | None = None, operation: AuditOperation | None = None, since: datetime | None = None, until: datetime | None = None, page_size: int | None = None, cursor: str | None = None) -> AuditEventPage:
         """List audit events.
 
         Who changed what, when, with which key and in which request: one event for every change that succeeded (users created, updated or deleted, group memberships, and groups and API keys managed with `npm run admin`), newest first, a page at a time. Filter by the user changed, the key that made the change, and a time range; follow `next_cursor` for older events. Events hold field names, never values. The service keeps them for `AUDIT_RETENTION_DAYS` (365 by default).
 
         :param target_user_id: Only the events about this user.
         :param actor: Only the changes this API key made, or `admin-cli` for those of `npm run admin`.
+        :param operation: Only the changes of this kind (`updateUser`, `createApiKey`, …).
         :param since: Only events at or after this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
         :param until: Only events before this time. A real date and time of the calendar (RFC 3339); a leap second is refused.
         :param page_size: Events per page; default 100.
@@ -345,6 +346,8 @@ class WorkspaceClient(BaseClient):
             body["target_user_id"] = target_user_id
         if actor is not None:
             body["actor"] = actor
+        if operation is not None:
+            body["operation"] = operation
         if since is not None:
             body["since"] = since.isoformat()
         if until is not None:

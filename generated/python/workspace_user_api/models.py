@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ConsoleSession", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditEventOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ConsoleSession", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "session_ended", "invalid_csrf_token", "permission_denied", "grant_exceeds_key", "api_key_not_found", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
 """The values of Error.code."""
@@ -133,8 +133,8 @@ aside: `all users` and `ALL USERS` are "All Users" (`409 group_name_taken`).
 ApiKeyName: TypeAlias = str
 """What the key is for, so that people can tell keys apart (`hr-sync`): 1 to 100 characters, not blank, none of them a control character. Surrounding whitespace is removed."""
 
-AuditEventOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup", "createWebhook", "updateWebhook", "disableWebhook", "deleteWebhook"]
-"""The values of AuditEvent.operation."""
+AuditOperation: TypeAlias = Literal["createUser", "updateUser", "deleteUser", "addUserGroup", "removeUserGroup", "createGroup", "deleteGroup", "createApiKey", "revokeApiKey", "updateApiKey", "updateUserAttributes", "logoutUser", "updateGroup", "createWebhook", "updateWebhook", "disableWebhook", "deleteWebhook"]
+"""What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook."""
 
 AuditEventProtocol: TypeAlias = Literal["workspace", "scim"]
 """The values of AuditEvent.protocol."""
@@ -1278,7 +1278,7 @@ class AuditEvent:
 
     time: datetime
 
-    operation: AuditEventOperation
+    operation: AuditOperation
     """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook."""
 
     actor: str
@@ -1317,7 +1317,7 @@ class AuditEvent:
         return cls(
             event_id=_decode.text(_decode.required(fields, "event_id", "AuditEvent"), "AuditEvent.event_id"),
             time=_decode.date_time(_decode.required(fields, "time", "AuditEvent"), "AuditEvent.time"),
-            operation=cast("AuditEventOperation", _decode.text(_decode.required(fields, "operation", "AuditEvent"), "AuditEvent.operation")),
+            operation=cast("AuditOperation", _decode.text(_decode.required(fields, "operation", "AuditEvent"), "AuditEvent.operation")),
             actor=_decode.text(_decode.required(fields, "actor", "AuditEvent"), "AuditEvent.actor"),
             protocol=None if _decode.required(fields, "protocol", "AuditEvent") is None else cast("AuditEventProtocol", _decode.text(_decode.required(fields, "protocol", "AuditEvent"), "AuditEvent.protocol")),
             request_id=None if _decode.required(fields, "request_id", "AuditEvent") is None else _decode.text(_decode.required(fields, "request_id", "AuditEvent"), "AuditEvent.request_id"),
