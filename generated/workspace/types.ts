@@ -1538,6 +1538,7 @@ export interface components {
             event_id: string;
             /** Format: date-time */
             time: string;
+            /** @description What was done. */
             operation: components["schemas"]["AuditOperation"];
             /** @description The API key that made the change, or `admin-cli` for `npm run admin`. */
             actor: string;

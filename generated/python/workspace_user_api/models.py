@@ -1279,7 +1279,7 @@ class AuditEvent:
     time: datetime
 
     operation: AuditOperation
-    """What was done: an operation of this API (`updateUserAttributes` for `update_user_attributes`, `logoutUser` for `logout_user`), or of `npm run admin` (`createGroup`, `deleteGroup`, `createApiKey`, `revokeApiKey`, `updateApiKey`); `disableWebhook` when the service disabled a failing webhook."""
+    """What was done."""
 
     actor: str
     """The API key that made the change, or `admin-cli` for `npm run admin`."""
