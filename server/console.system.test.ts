@@ -97,7 +97,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
-  it('creates a user by keyboard alone, finds, edits, locks, regroups and deletes it', async () => {
+  it('creates a user by keyboard alone, finds, edits, locks, regroups, sets attributes and deletes it', async () => {
     const group = await service.createGroup({ name: 'Console testers' });
     const { context, page } = await openConsole('/console/users');
     await signIn(page, service.admin);
@@ -142,6 +142,13 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
         (member: { group_id: string }) => member.group_id === group.group_id,
       ),
     );
+
+    await page.getByLabel('Theme').selectOption('Dark');
+    await page.getByRole('checkbox', { name: 'Chat sounds' }).uncheck();
+    await page.getByRole('button', { name: 'Update attributes' }).click();
+    await page.getByRole('status').getByText('Attributes saved.').waitFor();
+    const attributes = (await service.callAsAdmin('get_attributes', { target_user: { user_id: user.user_id } })).body.user_attributes;
+    assert.deepEqual([attributes.theme, attributes.chat_sfx], ['Dark', false]);
 
     await page.getByRole('button', { name: 'Delete user' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete ada.console@example.com?' });
@@ -273,6 +280,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     const key = await service.createKey({ permissions: ['users_view'] });
     const { context, page } = await openConsole('/console/users');
     await signIn(page, key);
+    await page.getByText(/^\d+ users\.$/).waitFor();
     await service.callAsAdmin('revoke_api_key', { target_api_key: { api_key: key.api_key } });
     await page.getByRole('link', { name: 'Groups' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

@@ -193,6 +193,7 @@ export function UserPage() {
         {mayEdit ? <button type="submit">Save</button> : <p class="help">Your key can view this user but not change it.</p>}
       </form>
       {user && <Membership user={user} groups={groups} onChanged={() => void load()} />}
+      {user && <Attributes user={user} />}
       {user && can('users_delete') && <DeleteUser user={user} />}
       {history && <History events={history} />}
     </section>
@@ -273,6 +274,93 @@ function Membership({ user, groups, onChanged }: { user: User; groups: Group[]; 
           <button type="submit">Add</button>
         </form>
       )}
+    </section>
+  );
+}
+
+type UserAttributes = components['schemas']['UserAttributes'];
+/** What a person changes of the attributes: never their ids. */
+type AttributeChanges = Omit<UserAttributes, 'user_attributes_id' | 'user_id'>;
+
+const ATTRIBUTE_SWITCHES = [
+  ['show_tips', 'Show tips'],
+  ['auto_login_kasm', 'Log in automatically'],
+  ['toggle_control_panel', 'Show the control panel'],
+  ['chat_sfx', 'Chat sounds'],
+] as const;
+
+/** The user's attributes (Kasm's): theme, language, time zone, SSH key and the switches; each refusal names the field. */
+function Attributes({ user }: { user: User }) {
+  const messages = useMessages();
+  const can = useCan();
+  const [attributes, setAttributes] = useState<UserAttributes | undefined>(undefined);
+  const [changes, setChanges] = useState<Partial<AttributeChanges>>({});
+  useEffect(() => {
+    void api.getAttributes({ target_user: { user_id: user.user_id } }).then(({ data }) => setAttributes(data?.user_attributes));
+  }, [user.user_id]);
+  if (!attributes) return null;
+  const shown = { ...attributes, ...changes };
+  const save = async (event: SubmitEvent) => {
+    event.preventDefault();
+    if (Object.keys(changes).length === 0) return void messages.status('Nothing to save.');
+    const { data, error } = await api.updateUserAttributes({ target_user_attributes: { user_id: user.user_id, ...changes } });
+    if (error) return void messages.alert(sentenceOf(error));
+    setAttributes(data.user_attributes);
+    setChanges({});
+    messages.status('Attributes saved.');
+  };
+  return (
+    <section aria-labelledby="attributes-heading">
+      <h2 id="attributes-heading">Attributes</h2>
+      <form onSubmit={(event) => void save(event)} class="fields">
+        <fieldset disabled={!can('users_modify')}>
+          <legend>Preferences</legend>
+          <label>
+            Theme
+            <select
+              value={shown.theme}
+              onChange={(event) => setChanges({ ...changes, theme: event.currentTarget.value as AttributeChanges['theme'] })}
+            >
+              <option value="Light">Light</option>
+              <option value="Dark">Dark</option>
+              <option value="Auto">Auto</option>
+            </select>
+          </label>
+          <label>
+            Preferred language
+            <input
+              value={shown.preferred_language}
+              onInput={(event) => setChanges({ ...changes, preferred_language: event.currentTarget.value })}
+            />
+          </label>
+          <label>
+            Preferred time zone
+            <input
+              value={shown.preferred_timezone}
+              onInput={(event) => setChanges({ ...changes, preferred_timezone: event.currentTarget.value })}
+            />
+          </label>
+          <label>
+            SSH public key
+            <textarea
+              rows={3}
+              value={shown.ssh_public_key}
+              onInput={(event) => setChanges({ ...changes, ssh_public_key: event.currentTarget.value })}
+            />
+          </label>
+          {ATTRIBUTE_SWITCHES.map(([field, label]) => (
+            <label class="check" key={field}>
+              <input
+                type="checkbox"
+                checked={shown[field] === true}
+                onChange={(event) => setChanges({ ...changes, [field]: event.currentTarget.checked })}
+              />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        {can('users_modify') && <button type="submit">Update attributes</button>}
+      </form>
     </section>
   );
 }
