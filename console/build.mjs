@@ -26,6 +26,8 @@ export const BUNDLE = {
   // The SDK from its sources, built for browsers: the console is its first browser user.
   tsconfig: join(here, 'tsconfig.json'),
   legalComments: 'none',
+  // The CSV import (lib/user-import.ts) reads with csv-parse: its browser build here, which needs no Buffer.
+  alias: { 'csv-parse/sync': 'csv-parse/browser/esm/sync' },
   define: { 'process.env.NODE_ENV': '"production"' },
 };
 

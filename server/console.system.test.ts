@@ -181,6 +181,38 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
+  it('imports users from a CSV file with a progress bar and what became of each row, twice without making any twice', async () => {
+    const { context, page } = await openConsole('/console/users');
+    await signIn(page, service.admin);
+    await page.getByRole('link', { name: 'Import from CSV' }).click();
+    await page.getByRole('heading', { name: 'Import users' }).waitFor();
+    const csv = {
+      name: 'class-of-2027.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        'username,first_name,locked\nturing@example.com,Alan,false\nhopper@example.com,Grace,maybe\nlamarr@example.com,Hedy,\n',
+      ),
+    };
+    await page.getByLabel('CSV file').setInputFiles(csv);
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('status').getByText('Created 2 of 3 users; 1 failed.').waitFor();
+    assert.equal(await page.getByRole('progressbar', { name: 'Import progress' }).getAttribute('value'), '3');
+    assert.deepEqual(await page.locator('tbody tr').allInnerTexts(), [
+      '2\tturing@example.com\tCreated',
+      '3\thopper@example.com\tlocked must be true or false, not "maybe"',
+      '4\tlamarr@example.com\tCreated',
+    ]);
+    assert.deepEqual(await accessibilityViolations(page), [], 'the import page');
+    await screen(page, 'import-users');
+
+    await page.getByLabel('CSV file').setInputFiles(csv);
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('status').getByText('Created 0 of 3 users, 2 by an earlier import; 1 failed.').waitFor();
+    const found = await service.callAsAdmin('get_users', { search: 'turing', page_size: 10 });
+    assert.equal(found.body.total, 1, 'the second run made no user twice');
+    await context.close();
+  });
+
   it('answers an edit made elsewhere since the page loaded with the conflict and a way to reload, never overwriting', async () => {
     const user = await service.createUser({ first_name: 'Grace' });
     const { context, page } = await openConsole(`/console/users/${user.user_id}`);

@@ -11,6 +11,7 @@ import { MessagesProvider, useMessages } from './messages.js';
 import { AuditLog } from './screens/audit-log.js';
 import { ApiKeys } from './screens/api-keys.js';
 import { Groups } from './screens/groups.js';
+import { ImportUsers } from './screens/import-users.js';
 import { SignIn } from './screens/sign-in.js';
 import { UserPage } from './screens/user.js';
 import { Users } from './screens/users.js';
@@ -90,6 +91,7 @@ function Console() {
         <Router>
           <Route path="/console/users" component={Users} />
           <Route path="/console/users/new" component={UserPage} />
+          <Route path="/console/users/import" component={ImportUsers} />
           <Route path="/console/users/:userId" component={UserPage} />
           <Route path="/console/groups" component={Groups} />
           <Route path="/console/keys" component={ApiKeys} />

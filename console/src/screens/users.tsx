@@ -46,9 +46,14 @@ export function Users() {
       <div class="heading-row">
         <h1 id="users-heading">Users</h1>
         {can('users_create') && (
-          <a class="button" href="/console/users/new">
-            New user
-          </a>
+          <span class="actions">
+            <a class="button" href="/console/users/new">
+              New user
+            </a>
+            <a class="button" href="/console/users/import">
+              Import from CSV
+            </a>
+          </span>
         )}
       </div>
       <form
