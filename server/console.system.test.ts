@@ -283,7 +283,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
-  it('lists and makes groups, keeping the system group, and reads the audit log by kind of change', async () => {
+  it('lists, makes and renames groups, keeping the system group, and reads the audit log by kind of change', async () => {
     const { context, page } = await openConsole('/console/groups');
     await signIn(page, service.admin);
     await page.getByRole('cell', { name: 'All Users', exact: true }).waitFor();
@@ -292,6 +292,10 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await page.getByLabel('Group name').fill('Night shift');
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.getByRole('cell', { name: 'Night shift', exact: true }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept('Night shift crew'));
+    await page.getByRole('button', { name: 'Rename Night shift' }).click();
+    await page.getByRole('cell', { name: 'Night shift crew', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Rename All Users' }).count(), 0, 'the system group keeps its name');
     await screen(page, 'groups');
 
     await page.getByRole('link', { name: 'Audit log' }).click();

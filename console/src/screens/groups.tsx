@@ -27,6 +27,14 @@ export function Groups() {
     messages.status(`Group ${data.group.name} created.`);
     await load();
   };
+  const rename = async (group: Group) => {
+    const name = globalThis.prompt(`A new name for ${group.name}:`, group.name)?.trim();
+    if (!name || name === group.name) return;
+    const { data, error } = await api.updateGroup({ target_group: { group_id: group.group_id, name } });
+    if (error) return void messages.alert(sentenceOf(error));
+    messages.status(`Group ${group.name} is now ${data.group.name}.`);
+    await load();
+  };
   const remove = async (group: Group) => {
     if (!globalThis.confirm(`Delete the group ${group.name}? Its members stay, without it.`)) return;
     const { error } = await api.deleteGroup({ target_group: { group_id: group.group_id } });
@@ -66,7 +74,12 @@ export function Groups() {
               <tr key={group.group_id}>
                 <td>{group.name}</td>
                 <td>{group.is_system ? 'System group: every user is in it, and it cannot be renamed or deleted.' : group.description}</td>
-                <td>
+                <td class="actions">
+                  {can('groups_modify') && !group.is_system && (
+                    <button type="button" class="quiet" onClick={() => void rename(group)}>
+                      Rename {group.name}
+                    </button>
+                  )}
                   {can('groups_delete') && !group.is_system && (
                     <button type="button" class="quiet" onClick={() => void remove(group)}>
                       Delete {group.name}
