@@ -283,7 +283,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
-  it('lists, makes and renames groups, keeping the system group, and reads the audit log by kind of change', async () => {
+  it('lists, makes and renames groups, keeping the system group, shows a group’s members, and reads the audit log by kind of change', async () => {
     const { context, page } = await openConsole('/console/groups');
     await signIn(page, service.admin);
     await page.getByRole('cell', { name: 'All Users', exact: true }).waitFor();
@@ -297,6 +297,17 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await page.getByRole('cell', { name: 'Night shift crew', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Rename All Users' }).count(), 0, 'the system group keeps its name');
     await screen(page, 'groups');
+
+    // A group's members: the users listing, of that group alone.
+    const member = await service.createUser({ first_name: 'Crew' });
+    const crew = (await service.callAsAdmin('get_groups', {})).body.groups.find(
+      (found: { name: string }) => found.name === 'Night shift crew',
+    );
+    await service.callAsAdmin('add_user_group', { target_user: { user_id: member.user_id }, target_group: { group_id: crew.group_id } });
+    await page.getByRole('link', { name: 'Night shift crew' }).click();
+    await page.getByRole('heading', { name: 'Members of Night shift crew' }).waitFor();
+    await page.getByText('1 users.').waitFor();
+    await page.getByRole('row').getByRole('link', { name: member.username }).waitFor();
 
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();

@@ -923,6 +923,14 @@ export interface components {
         SessionRequest: Record<string, never>;
         /** @description The operation succeeded and has nothing to return. */
         EmptyResponse: Record<string, never>;
+        /**
+         * @description A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+         *     digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+         *     answers always give the 32 lowercase digits.
+         * @example 9f1c2e3d4b5a69788796a5b4c3d2e1f0
+         * @example 9f1c2e3d-4b5a-6978-8796-a5b4c3d2e1f0
+         */
+        GroupIdAccepted: string;
         GetUsersRequest: {
             api_key?: components["schemas"]["ApiKey"];
             api_key_secret?: components["schemas"]["ApiKeySecret"];
@@ -944,6 +952,8 @@ export interface components {
             sort_direction?: "asc" | "desc" | null;
             /** @description Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it. Any character but U+0000 (NUL), which no text of PostgreSQL can hold. */
             search?: string | null;
+            /** @description Only the members of this group (with `search`, the members it finds): a group's members, a page at a time. Asks for one page, as `page_size` does; `total` counts the members. A `next_cursor` carries the group, so the next page needs only the cursor (a `group_id` sent beside it must be the same). No group has the id: no users. Kasm's get_users has no such filter; its clients never send it. */
+            group_id?: components["schemas"]["GroupIdAccepted"];
         };
         /**
          * @description A user's identifier, 32 lowercase hexadecimal digits without dashes.
@@ -1247,14 +1257,6 @@ export interface components {
             /** @description Every group, ordered by name. */
             groups: components["schemas"]["Group"][];
         };
-        /**
-         * @description A group's identifier as a request may send it: 32 hexadecimal digits, or the same
-         *     digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
-         *     answers always give the 32 lowercase digits.
-         * @example 9f1c2e3d4b5a69788796a5b4c3d2e1f0
-         * @example 9f1c2e3d-4b5a-6978-8796-a5b4c3d2e1f0
-         */
-        GroupIdAccepted: string;
         /** @description Names a group by identifier. */
         GroupRef: {
             /** @description The group's identifier: 32 hexadecimal digits, with or without the UUID's dashes, in either case. */

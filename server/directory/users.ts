@@ -140,11 +140,16 @@ export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD
 
     /**
      * A page of users in a listing's order; with `matching`, of the users whose username or
-     * name contains it in any case, its spaces at either end left out (nothing left: every user).
+     * name contains it in any case, its spaces at either end left out (nothing left: every user);
+     * with `memberOf`, of a group's members (its id in any form the directory takes).
      */
     list: (query: UserQuery): Promise<UserListing> => {
       const matching = query.matching?.trim();
-      return store.users.list({ ...query, matching: matching ? matching : undefined });
+      return store.users.list({
+        ...query,
+        matching: matching ? matching : undefined,
+        memberOf: query.memberOf === undefined ? undefined : canonicalId(query.memberOf),
+      });
     },
 
     /** The users a SCIM filter matches; a filter the directory cannot run is refused as `invalid_filter`. */

@@ -16,18 +16,38 @@ export interface UserCursor {
   after: SortPosition;
   /** The search the pages are of, if any. */
   search?: string;
+  /** The group whose members the pages are of, if any. */
+  groupId?: string;
+}
+
+/** What narrows a listing, which its cursor carries. */
+export interface ListingFilters {
+  search?: string | undefined;
+  groupId?: string | undefined;
 }
 
 /**
  * The first element names the layout, so that a later one can still read cursors handed out
- * before it: 1 without a search, 2 with the search after the position.
+ * before it: 1 without a filter, 2 with the search after the position, 3 with the filters
+ * (search, group) as an object after it.
  */
 const LAYOUT = 1;
 const LAYOUT_WITH_SEARCH = 2;
+const LAYOUT_WITH_FILTERS = 3;
 
-export function cursorAfter(user: User, sortBy: SortableField, sortDirection: 'asc' | 'desc', search?: string): string {
+export function cursorAfter(
+  user: User,
+  sortBy: SortableField,
+  sortDirection: 'asc' | 'desc',
+  { search, groupId }: ListingFilters = {},
+): string {
   const position = [sortBy, sortDirection, user[sortBy], user.user_id];
-  const cursor = search === undefined ? [LAYOUT, ...position] : [LAYOUT_WITH_SEARCH, ...position, search];
+  const cursor =
+    groupId !== undefined
+      ? [LAYOUT_WITH_FILTERS, ...position, { ...(search === undefined ? {} : { search }), group_id: groupId }]
+      : search === undefined
+        ? [LAYOUT, ...position]
+        : [LAYOUT_WITH_SEARCH, ...position, search];
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
@@ -37,6 +57,15 @@ export const invalidCursor = (path: string, message: string) =>
 
 const notACursor = () => invalidCursor('/body/cursor', 'is not a cursor this service handed out; pass a next_cursor unchanged');
 
+/** The filters a layout-3 cursor carries, or undefined when they are not what this service writes. */
+function filtersOf(value: unknown): ListingFilters | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { search, group_id, ...other } = value as Record<string, unknown>;
+  if (Object.keys(other).length > 0 || typeof group_id !== 'string' || (search !== undefined && typeof search !== 'string'))
+    return undefined;
+  return { groupId: group_id, ...(search === undefined ? {} : { search }) };
+}
+
 export function parseCursor(cursor: string): UserCursor {
   let decoded: unknown;
   try {
@@ -45,17 +74,25 @@ export function parseCursor(cursor: string): UserCursor {
     throw notACursor();
   }
   if (!Array.isArray(decoded)) throw notACursor();
-  const [layout, sortBy, sortDirection, value, userId, search] = decoded as unknown[];
-  const length = layout === LAYOUT_WITH_SEARCH ? 6 : 5;
+  const [layout, sortBy, sortDirection, value, userId, extra] = decoded as unknown[];
+  const length = layout === LAYOUT ? 5 : 6;
+  const filters: ListingFilters | undefined =
+    layout === LAYOUT_WITH_FILTERS
+      ? filtersOf(extra)
+      : layout === LAYOUT_WITH_SEARCH
+        ? typeof extra === 'string'
+          ? { search: extra }
+          : undefined
+        : {};
   if (
-    (layout !== LAYOUT && layout !== LAYOUT_WITH_SEARCH) ||
+    (layout !== LAYOUT && layout !== LAYOUT_WITH_SEARCH && layout !== LAYOUT_WITH_FILTERS) ||
     decoded.length !== length ||
     typeof sortBy !== 'string' ||
     !(SORTABLE_FIELDS as readonly string[]).includes(sortBy) ||
     (sortDirection !== 'asc' && sortDirection !== 'desc') ||
     typeof value !== 'string' ||
     typeof userId !== 'string' ||
-    (layout === LAYOUT_WITH_SEARCH && typeof search !== 'string')
+    filters === undefined
   ) {
     throw notACursor();
   }
@@ -63,6 +100,7 @@ export function parseCursor(cursor: string): UserCursor {
     sortBy: sortBy as SortableField,
     sortDirection,
     after: { value, userId },
-    ...(typeof search === 'string' ? { search } : {}),
+    ...(filters.search === undefined ? {} : { search: filters.search }),
+    ...(filters.groupId === undefined ? {} : { groupId: filters.groupId }),
   };
 }

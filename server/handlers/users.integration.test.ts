@@ -361,6 +361,38 @@ describe('the user lifecycle', () => {
       assert.equal(((await directory.callAsAdmin('get_users', { search: 'nobody' })) as Found).body.total, 0);
     });
 
+    it("lists a group's members a page at a time, the cursor carrying the group, and with a search among them", async () => {
+      const group = await directory.createGroup();
+      const members = [await directory.createUser({ first_name: 'Member' }), await directory.createUser({ first_name: 'Member' })];
+      // Another user, in no group but the system's: not listed.
+      await directory.createUser({ first_name: 'Member' });
+      for (const member of members) {
+        await directory.callAsAdmin('add_user_group', {
+          target_user: { user_id: member.user_id },
+          target_group: { group_id: group.group_id },
+        });
+      }
+      const dashed = group.group_id.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+      const first = await directory.callAsAdmin('get_users', { group_id: dashed, page_size: 1, sort_by: 'created' });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.total, 2);
+      const rest = await directory.callAsAdmin('get_users', { cursor: first.body.next_cursor, group_id: group.group_id });
+      assert.equal(rest.status, 200, rest.text);
+      assert.deepEqual(
+        [...first.body.users, ...rest.body.users].map((user: { user_id: string }) => user.user_id),
+        members.map((member) => member.user_id),
+      );
+      const other = await directory.callAsAdmin('get_users', { cursor: first.body.next_cursor, group_id: 'f'.repeat(32) });
+      assert.deepEqual([other.status, other.body.errors?.[0]?.path], [400, '/body/group_id']);
+      const found = await directory.callAsAdmin('get_users', { group_id: group.group_id, search: members[1]!.username });
+      assert.deepEqual(
+        found.body.users.map((user: { user_id: string }) => user.user_id),
+        [members[1]!.user_id],
+      );
+      const none = await directory.callAsAdmin('get_users', { group_id: 'e'.repeat(32) });
+      assert.deepEqual([none.status, none.body.total], [200, 0], 'no group has the id: no users');
+    });
+
     it('takes a search beside a cursor only as the cursor has it', async () => {
       const searched = (await directory.callAsAdmin('get_users', { search: 'smith', page_size: 1 })) as Page;
       const plain = (await directory.callAsAdmin('get_users', { page_size: 1 })) as Page;
@@ -388,6 +420,8 @@ describe('the user lifecycle', () => {
         forged([2, 'username', 'asc', 'x', 'y']),
         forged([2, 'username', 'asc', 'x', 'y', 7]),
         forged([3, 'username', 'asc', 'x', 'y', 'smith']),
+        forged([3, 'username', 'asc', 'x', 'y', { group_id: 7 }]),
+        forged([3, 'username', 'asc', 'x', 'y', { group_id: 'g', extra: 1 }]),
         forged({ after: 'x' }),
       ]) {
         const answer = await directory.callAsAdmin('get_users', { cursor });

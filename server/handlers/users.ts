@@ -1,5 +1,5 @@
 /** The user lifecycle: getUsers, getUser, createUser, updateUser, deleteUser, logoutUser. */
-import { userAsSeen, type UserChange } from '../directory/index.js';
+import { canonicalId, userAsSeen, type UserChange } from '../directory/index.js';
 import { DEFAULT_GET_USERS_MAX, everyUser, listingTurns } from './every-user.js';
 import type { Handlers, Services } from './types.js';
 import { cursorAfter, invalidCursor, parseCursor } from './user-cursor.js';
@@ -14,7 +14,8 @@ export function userHandlers({
   return {
     async getUsers(body, { sight }) {
       // No page asked for: every user, as Kasm's get_users answers (every-user.ts).
-      if (body.page === undefined && body.page_size === undefined && body.cursor === undefined && body.search === undefined) {
+      const asksForPage = [body.page, body.page_size, body.cursor, body.search, body.group_id].some((field) => field !== undefined);
+      if (!asksForPage) {
         return everyUser(users, turns, {
           sortBy: body.sort_by ?? 'username',
           sortDirection: body.sort_direction ?? 'asc',
@@ -28,19 +29,27 @@ export function userHandlers({
         const page = body.page ?? 0;
         const sortBy = body.sort_by ?? 'username';
         const sortDirection = body.sort_direction ?? 'asc';
-        const search = body.search;
-        const listing = await users.list({ pageSize, sortBy, sortDirection, start: { skip: page * pageSize }, matching: search });
+        // The group as the directory names it, so that a cursor compares with any form of its id.
+        const filters = { search: body.search, groupId: body.group_id === undefined ? undefined : canonicalId(body.group_id) };
+        const listing = await users.list({
+          pageSize,
+          sortBy,
+          sortDirection,
+          start: { skip: page * pageSize },
+          matching: filters.search,
+          memberOf: filters.groupId,
+        });
         return {
           users: listing.users.map((user) => userAsSeen(user, sight)),
           total: listing.total,
           page,
           page_size: pageSize,
           next_cursor: listing.more
-            ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, search)
+            ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, filters)
             : null,
         };
       }
-      const { sortBy, sortDirection, after, search } = parseCursor(body.cursor);
+      const { sortBy, sortDirection, after, search, groupId } = parseCursor(body.cursor);
       if (body.sort_by !== undefined && body.sort_by !== sortBy) {
         throw invalidCursor('/body/sort_by', `must be ${sortBy}, the order of the cursor, or left out`);
       }
@@ -55,13 +64,21 @@ export function userHandlers({
             : 'must be the search of the cursor, or left out',
         );
       }
-      const listing = await users.list({ pageSize, sortBy, sortDirection, start: { after }, matching: search });
+      if (body.group_id !== undefined && canonicalId(body.group_id) !== groupId) {
+        throw invalidCursor(
+          '/body/group_id',
+          groupId === undefined
+            ? "must be left out: the cursor is of a listing of every group's users"
+            : 'must be the group of the cursor, or left out',
+        );
+      }
+      const listing = await users.list({ pageSize, sortBy, sortDirection, start: { after }, matching: search, memberOf: groupId });
       return {
         users: listing.users.map((user) => userAsSeen(user, sight)),
         total: listing.total,
         page_size: pageSize,
         next_cursor: listing.more
-          ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, search)
+          ? cursorAfter(present(listing.users.at(-1), 'the last user of a page'), sortBy, sortDirection, { search, groupId })
           : null,
       };
     },

@@ -125,6 +125,8 @@ export interface UserQuery {
   start: { skip: number } | { after: SortPosition };
   /** Only the users whose username, first or last name, or both names as "first last", contain this text in any case. */
   matching?: string | undefined;
+  /** Only the members of this group (its canonical id). */
+  memberOf?: string | undefined;
   /** Whether to count every user too (default true); a listing read batch by batch counts only once. */
   countTotal?: boolean;
 }

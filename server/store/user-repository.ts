@@ -123,8 +123,14 @@ export class KyselyUserRepository implements UserRepository {
     this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
   }
 
-  async list({ pageSize, sortBy, sortDirection, start, countTotal = true, matching }: UserQuery): Promise<UserListing> {
-    const found = matching === undefined ? () => sql<SqlBool>`true` : containing(matching);
+  async list({ pageSize, sortBy, sortDirection, start, countTotal = true, matching, memberOf }: UserQuery): Promise<UserListing> {
+    const found = (eb: ExpressionBuilder<Database, 'users'>) =>
+      eb.and([
+        ...(matching === undefined ? [] : [containing(matching)(eb)]),
+        ...(memberOf === undefined
+          ? []
+          : [eb('user_id', 'in', eb.selectFrom('user_groups').select('user_groups.user_id').where('user_groups.group_id', '=', memberOf))]),
+      ]);
     // One user more than the page tells whether another follows it.
     const inOrder = <Q extends SelectQueryBuilder<Database, 'users', unknown>>(query: Q) =>
       query

@@ -72,7 +72,9 @@ export function Groups() {
           <tbody>
             {groups.map((group) => (
               <tr key={group.group_id}>
-                <td>{group.name}</td>
+                <td>
+                  <a href={`/console/users?group=${group.group_id}`}>{group.name}</a>
+                </td>
                 <td>{group.is_system ? 'System group: every user is in it, and it cannot be renamed or deleted.' : group.description}</td>
                 <td class="actions">
                   {can('groups_modify') && !group.is_system && (

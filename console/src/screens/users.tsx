@@ -22,7 +22,10 @@ export function Users() {
   const can = useCan();
   const search = query.search ?? '';
   const cursor = query.cursor;
-  useTitle(search ? `Users matching ${search}` : 'Users');
+  const group = query.group;
+  const [groupName, setGroupName] = useState<string | undefined>(undefined);
+  const heading = group ? `Members of ${groupName ?? 'a group'}` : 'Users';
+  useTitle(search ? `${heading} matching ${search}` : heading);
   const [page, setPage] = useState<{ users: User[]; total: number; next: string | null } | undefined>(undefined);
   const [typed, setTyped] = useState(search);
 
@@ -30,7 +33,12 @@ export function Users() {
     setTyped(search);
     let current = true;
     void api
-      .getUsers({ page_size: PAGE_SIZE, ...(search ? { search } : { sort_by: 'username' }), ...(cursor ? { cursor } : {}) })
+      .getUsers({
+        page_size: PAGE_SIZE,
+        ...(search ? { search } : { sort_by: 'username' }),
+        ...(group ? { group_id: group } : {}),
+        ...(cursor ? { cursor } : {}),
+      })
       .then(({ data, error }) => {
         if (!current) return;
         if (error) return void messages.alert(sentenceOf(error));
@@ -39,12 +47,17 @@ export function Users() {
     return () => {
       current = false;
     };
-  }, [search, cursor]);
+  }, [search, cursor, group]);
+
+  useEffect(() => {
+    if (!group || !can('groups_view')) return void setGroupName(undefined);
+    void api.getGroups({}).then(({ data }) => setGroupName(data?.groups.find((found) => found.group_id === group)?.name));
+  }, [group]);
 
   return (
     <section aria-labelledby="users-heading">
       <div class="heading-row">
-        <h1 id="users-heading">Users</h1>
+        <h1 id="users-heading">{heading}</h1>
         {can('users_create') && (
           <span class="actions">
             <a class="button" href="/console/users/new">
@@ -60,7 +73,7 @@ export function Users() {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          route(withQuery({ search: typed.trim() || undefined }));
+          route(withQuery({ search: typed.trim() || undefined, group }));
         }}
       >
         <label>
@@ -102,8 +115,8 @@ export function Users() {
             </tbody>
           </table>
           <nav aria-label="Pages of users" class="pages">
-            {cursor && <a href={withQuery({ search: search || undefined })}>First page</a>}
-            {page.next && <a href={withQuery({ search: search || undefined, cursor: page.next })}>Next page</a>}
+            {cursor && <a href={withQuery({ search: search || undefined, group })}>First page</a>}
+            {page.next && <a href={withQuery({ search: search || undefined, group, cursor: page.next })}>Next page</a>}
           </nav>
         </>
       )}

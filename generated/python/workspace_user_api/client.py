@@ -11,7 +11,7 @@ from . import _decode
 from . import _encode
 from ._http import BaseClient, Call
 from .errors import ApiError, TransportError
-from .models import ApiKeyList, ApiKeyRef, ApiKeyResponse, ApiKeySecretResponse, AuditEventPage, AuditOperation, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewApiKey, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
+from .models import ApiKeyList, ApiKeyRef, ApiKeyResponse, ApiKeySecretResponse, AuditEventPage, AuditOperation, Event, EventCursor, EventPage, EventTypeFilter, GetUsersSortBy, GetUsersSortDirection, GroupIdAccepted, GroupList, GroupRef, GroupResponse, GroupUpdate, Health, KeyInfo, NewApiKey, NewGroup, NewUser, NewWebhook, Readiness, ServiceIndex, User, UserAttributesResponse, UserAttributesUpdate, UserIdAccepted, UserPage, UserRef, UserResponse, UserUpdate, UsernameRef, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRef, WebhookResponse, WebhookSecretResponse, WebhookUpdate
 
 __all__ = ["WorkspaceClient"]
 
@@ -46,7 +46,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return self._call_model(KeyInfo.from_json, "POST", "/api/public/validate_credentials", body, credentials=True)
 
-    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None, search: str | None | None = None) -> UserPage:
+    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None, search: str | None | None = None, group_id: GroupIdAccepted | None = None) -> UserPage:
         """List users.
 
         With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead; so does `search`, which keeps the users whose username or name contains its text. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
@@ -57,6 +57,7 @@ class WorkspaceClient(BaseClient):
         :param sort_by: The field to order by; users with equal values follow in user_id order. Default username.
         :param sort_direction: Default asc.
         :param search: Only the users whose username, first name, last name or full name ("first last") contains this text, in any case: `ada` finds ada@example.com and Ada Lovelace, and `ada love` finds her too. Asks for one page, as `page_size` does; `total` counts the users found. A `next_cursor` carries the search, so the next page needs only the cursor (a `search` sent beside it must be the same). Kasm's get_users has no search; its clients never send it. Any character but U+0000 (NUL), which no text of PostgreSQL can hold.
+        :param group_id: Only the members of this group (with `search`, the members it finds): a group's members, a page at a time. Asks for one page, as `page_size` does; `total` counts the members. A `next_cursor` carries the group, so the next page needs only the cursor (a `group_id` sent beside it must be the same). No group has the id: no users. Kasm's get_users has no such filter; its clients never send it.
 
         ``POST /api/public/get_users``. Raises ApiError when the service answers with an error, TransportError when it does not answer.
         The answer's ``call`` says how it came (its request id and the attempts it took).
@@ -74,6 +75,8 @@ class WorkspaceClient(BaseClient):
             body["sort_direction"] = sort_direction
         if search is not None:
             body["search"] = search
+        if group_id is not None:
+            body["group_id"] = group_id
         return self._call_model(UserPage.from_json, "POST", "/api/public/get_users", body, credentials=True)
 
     def get_user(self, *, target_user: UserRef | UsernameRef | Mapping[str, Any]) -> UserResponse:

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias, cast
 from . import _decode
 from ._http import Answer
 
-__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ConsoleSession", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupIdAccepted", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
+__all__ = ["ServiceLinks", "ServiceIndex", "ErrorDetail", "ErrorCode", "Error", "ApiKey", "ApiKeySecret", "Permission", "KeyInfo", "ConsoleSession", "GroupIdAccepted", "UserId", "GroupId", "GroupMembership", "UserRealm", "User", "UserPage", "UserIdAccepted", "UserRef", "Username", "UsernameRefUserId", "UsernameRef", "UserResponse", "ProfileText", "Phone", "Password", "NewUser", "PasswordChange", "UserUpdate", "GroupPriority", "Group", "GroupList", "GroupRef", "UserAttributesTheme", "UserAttributes", "UserAttributesResponse", "ImageIdAccepted", "UserAttributesUpdateTheme", "UserAttributesUpdate", "GroupName", "NewGroup", "GroupResponse", "GroupUpdate", "ApiKeyName", "NewApiKey", "ApiKeyDetails", "ApiKeySecretResponse", "ApiKeyList", "ApiKeyRef", "ApiKeyResponse", "AuditOperation", "AuditEventProtocol", "AuditEvent", "AuditEventPage", "EventCursor", "EventTypeFilter", "EventType", "EventResourceType", "EventResource", "EventMember", "EventActorType", "EventActor", "EventData", "Event", "EventPage", "WebhookUrl", "WebhookEventTypes", "NewWebhook", "WebhookId", "Webhook", "WebhookSecretResponse", "WebhookList", "WebhookIdAccepted", "WebhookUpdate", "WebhookResponse", "WebhookRef", "WebhookDelivery", "WebhookDeliveryPage", "WebhookQueued", "HealthStatus", "Health", "ReadinessStatus", "Readiness", "GetUsersSortBy", "GetUsersSortDirection"]
 
 ErrorCode: TypeAlias = Literal["invalid_request", "weak_password", "password_reused", "invalid_username", "invalid_cursor", "cursor_expired", "invalid_webhook_url", "webhook_not_found", "listing_too_large", "invalid_credentials", "session_ended", "invalid_csrf_token", "permission_denied", "grant_exceeds_key", "api_key_not_found", "user_not_found", "group_not_found", "not_found", "method_not_allowed", "username_taken", "group_name_taken", "external_id_taken", "invalid_attribute", "ssh_private_key", "version_mismatch", "already_member", "not_member", "system_group", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "unavailable", "database_busy", "storage_full", "not_ready", "request_timeout", "too_many_connections", "idempotency_key_in_use", "idempotency_key_reused", "idempotency_answer_not_kept"]
 """The values of Error.code."""
@@ -30,6 +30,12 @@ Session") lets `logout_user` end a user's sessions; `groups_create` and `groups_
 make, change and delete webhooks; `keys_manage` lets it list, make and revoke API keys
 (`create_api_key` grants only permissions the key holds itself). Keys made before a
 permission existed do not have it.
+"""
+
+GroupIdAccepted: TypeAlias = str
+"""A group's identifier as a request may send it: 32 hexadecimal digits, or the same
+digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
+answers always give the 32 lowercase digits.
 """
 
 UserId: TypeAlias = str
@@ -100,12 +106,6 @@ other changes when they mean to keep the password.
 GroupPriority: TypeAlias = int
 """Kasm's group priority: when a user's groups disagree on a setting, the group with the
 lowest number wins. 0 to 4096.
-"""
-
-GroupIdAccepted: TypeAlias = str
-"""A group's identifier as a request may send it: 32 hexadecimal digits, or the same
-digits in the dashed UUID form (8-4-4-4-12), in either case. Both name the same group;
-answers always give the 32 lowercase digits.
 """
 
 UserAttributesTheme: TypeAlias = Literal["Light", "Dark", "Auto"]
