@@ -323,6 +323,43 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
+  it('adds a webhook (its secret shown once), disables it, rotates its secret, reads its deliveries and deletes it', async () => {
+    const url = 'https://93.184.216.34/console-test';
+    const { context, page } = await openConsole('/console/webhooks');
+    await signIn(page, service.admin);
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await page.getByLabel('Receiver URL').fill(url);
+    await page.getByRole('checkbox', { name: 'Users' }).check();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = page.getByRole('region', { name: "Webhook's signing secret" }).locator('code');
+    const first = (await secret.textContent()) ?? '';
+    assert.match(first, /^whsec_/);
+    assert.deepEqual(await accessibilityViolations(page), [], 'the webhooks page');
+    await screen(page, 'webhooks');
+    const [made] = (await service.callAsAdmin('get_webhooks', {})).body.webhooks.filter((hook: { url: string }) => hook.url === url);
+    assert.deepEqual([made.event_types, made.enabled], [['user.*'], true]);
+
+    await page.getByRole('button', { name: `Disable ${url}` }).click();
+    await page.getByRole('cell', { name: 'Disabled' }).waitFor();
+    await page.getByRole('button', { name: `Rotate the secret of ${url}` }).click();
+    await page
+      .getByRole('status')
+      .getByText(/New signing secret made/)
+      .waitFor();
+    assert.notEqual(await secret.textContent(), first);
+    await page.getByRole('button', { name: `Deliveries to ${url}` }).click();
+    await page.getByText('No delivery attempted yet.').waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: `Delete ${url}` }).click();
+    await page.getByRole('status').getByText(`Webhook to ${url} deleted.`).waitFor();
+    assert.deepEqual(
+      (await service.callAsAdmin('get_webhooks', {})).body.webhooks.filter((hook: { url: string }) => hook.url === url),
+      [],
+    );
+    await context.close();
+  });
+
   it('goes back to sign-in when its key is revoked', async () => {
     const key = await service.createKey({ permissions: ['users_view'] });
     const { context, page } = await openConsole('/console/users');

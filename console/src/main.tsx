@@ -14,6 +14,7 @@ import { Groups } from './screens/groups.js';
 import { ImportUsers } from './screens/import-users.js';
 import { SignIn } from './screens/sign-in.js';
 import { UserPage } from './screens/user.js';
+import { Webhooks } from './screens/webhooks.js';
 import { Users } from './screens/users.js';
 import { type Session, SessionContext } from './session.js';
 
@@ -22,6 +23,7 @@ const NAVIGATION = [
   ['/console/groups', 'Groups'],
   ['/console/keys', 'API keys'],
   ['/console/audit', 'Audit log'],
+  ['/console/webhooks', 'Webhooks'],
 ] as const;
 
 function Navigation({ onSignOut }: { onSignOut: () => void }) {
@@ -96,6 +98,7 @@ function Console() {
           <Route path="/console/groups" component={Groups} />
           <Route path="/console/keys" component={ApiKeys} />
           <Route path="/console/audit" component={AuditLog} />
+          <Route path="/console/webhooks" component={Webhooks} />
           <Route default component={ToUsers} />
         </Router>
       </main>
