@@ -14,6 +14,29 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/**
+ * The lengths the contract allows each field the console edits, read from the bundled
+ * contract at build time, so that a form refuses as you type what the service would
+ * refuse, and never more (console/src/limits.ts declares them).
+ */
+function contractLimits() {
+  const { schemas } = JSON.parse(readFileSync(join(here, '..', 'generated', 'workspace', 'openapi.json'), 'utf8')).components;
+  const lengths = (schema) => ({ minLength: schema.minLength ?? 0, maxLength: schema.maxLength });
+  return {
+    apiKey: lengths(schemas.ApiKey),
+    apiKeySecret: lengths(schemas.ApiKeySecret),
+    apiKeyName: lengths(schemas.ApiKeyName),
+    username: lengths(schemas.Username),
+    profileText: lengths(schemas.ProfileText),
+    phone: lengths(schemas.Phone),
+    password: lengths(schemas.Password),
+    groupName: lengths(schemas.GroupName),
+    search: lengths(schemas.GetUsersRequest.properties.search),
+    webhookUrl: lengths(schemas.WebhookUrl),
+    webhookDescription: lengths(schemas.NewWebhook.properties.description),
+  };
+}
+
 /** How the console is bundled, for the build and for development alike. */
 export const BUNDLE = {
   entryPoints: [join(here, 'src', 'main.tsx')],
@@ -28,7 +51,7 @@ export const BUNDLE = {
   legalComments: 'none',
   // The CSV import (lib/user-import.ts) reads with csv-parse: its browser build here, which needs no Buffer.
   alias: { 'csv-parse/sync': 'csv-parse/browser/esm/sync' },
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: { 'process.env.NODE_ENV': '"production"', CONTRACT_LIMITS: JSON.stringify(contractLimits()) },
 };
 
 export const STYLESHEET = join(here, 'src', 'console.css');

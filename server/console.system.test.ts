@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Credentials } from '../lib/contract/credentials.js';
+import { WORKSPACE_DOCUMENT } from '../lib/contract/operations.js';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { assertPresent, needs, TOOLS } from '../lib/testing/external-tools.js';
 import { startTestService, type TestService } from './testing/service.js';
@@ -161,9 +162,19 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await context.close();
   });
 
-  it('shows each rule of the password policy met or not as one types, in the words the service answers with', async () => {
+  it('holds the fields to the contract’s lengths, and shows each rule of the password policy met or not as one types', async () => {
     const { context, page } = await openConsole('/console/users/new');
     await signIn(page, service.admin);
+    // The contract's lengths, checked as one types.
+    const schemas = WORKSPACE_DOCUMENT.components.schemas as Record<string, { maxLength?: number }>;
+    for (const [label, schema] of [
+      ['Username', 'Username'],
+      ['First name', 'ProfileText'],
+      ['Phone', 'Phone'],
+      ['New password', 'Password'],
+    ] as const) {
+      assert.equal(await page.getByLabel(label).getAttribute('maxlength'), String(schemas[schema]!.maxLength), label);
+    }
     await page.getByLabel('Username').fill('ada.lovelace@example.com');
     await page.getByLabel('New password').fill('lovelace');
     const rules = page.locator('#password-rules li');

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from 'workspace-user-api/client';
 import { api, sentenceOf } from '../api.js';
 import { textOf } from '../form.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { type Permission, useCan, useSession } from '../session.js';
@@ -97,7 +98,7 @@ export function ApiKeys() {
           <legend>New key</legend>
           <label>
             Key name
-            <input name="name" required maxLength={100} />
+            <input name="name" required {...lengthsOf(LIMITS.apiKeyName)} />
           </label>
           <fieldset class="permissions">
             <legend>Permissions (only those your key holds)</legend>

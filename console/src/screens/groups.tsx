@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Group } from 'workspace-user-api/client';
 import { api, sentenceOf } from '../api.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
@@ -50,7 +51,7 @@ export function Groups() {
         <form onSubmit={(event) => void create(event)} class="inline">
           <label>
             Group name
-            <input value={name} required maxLength={255} onInput={(event) => setName(event.currentTarget.value)} />
+            <input value={name} required {...lengthsOf(LIMITS.groupName)} onInput={(event) => setName(event.currentTarget.value)} />
           </label>
           <button type="submit">Create group</button>
         </form>

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, sentenceOf } from '../api.js';
 import { textOf } from '../form.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import type { Session } from '../session.js';
@@ -29,11 +30,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
       <form onSubmit={(event) => void submit(event)}>
         <label>
           API key
-          <input name="api_key" required autocomplete="username" maxLength={64} pattern="[A-Za-z0-9_\-]+" />
+          <input name="api_key" required autocomplete="username" {...lengthsOf(LIMITS.apiKey)} pattern="[A-Za-z0-9_\-]+" />
         </label>
         <label>
           Secret
-          <input name="secret" type="password" required autocomplete="current-password" maxLength={256} />
+          <input name="secret" type="password" required autocomplete="current-password" {...lengthsOf(LIMITS.apiKeySecret)} />
         </label>
         <button type="submit" disabled={busy}>
           Sign in

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components, Group, User } from 'workspace-user-api/client';
 import { COMPOSITION, contextRules, ruleStates } from '../../../lib/password-rules.js';
 import { api, sentenceOf } from '../api.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
@@ -50,11 +51,11 @@ const draftOf = (user: User): Draft => ({
 });
 
 const TEXT_FIELDS = [
-  ['username', 'Username', 'username'],
-  ['first_name', 'First name', 'given-name'],
-  ['last_name', 'Last name', 'family-name'],
-  ['organization', 'Organization', 'organization'],
-  ['phone', 'Phone', 'tel'],
+  ['username', 'Username', 'username', LIMITS.username],
+  ['first_name', 'First name', 'given-name', LIMITS.profileText],
+  ['last_name', 'Last name', 'family-name', LIMITS.profileText],
+  ['organization', 'Organization', 'organization', LIMITS.profileText],
+  ['phone', 'Phone', 'tel', LIMITS.phone],
 ] as const;
 
 export function UserPage() {
@@ -144,7 +145,7 @@ export function UserPage() {
       <form onSubmit={(event) => void save(event)} class="fields">
         <fieldset disabled={!mayEdit}>
           <legend>Details</legend>
-          {TEXT_FIELDS.map(([field, label, autocomplete]) => (
+          {TEXT_FIELDS.map(([field, label, autocomplete, lengths]) => (
             <label key={field}>
               {label}
               <input
@@ -152,7 +153,7 @@ export function UserPage() {
                 value={draft[field]}
                 autocomplete={autocomplete}
                 required={field === 'username'}
-                maxLength={field === 'username' ? 255 : 100}
+                {...lengthsOf(lengths)}
                 onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })}
               />
             </label>
@@ -164,7 +165,7 @@ export function UserPage() {
               type="password"
               autocomplete="new-password"
               value={draft.password}
-              maxLength={128}
+              maxLength={LIMITS.password.maxLength}
               aria-describedby="password-help password-rules"
               onInput={(event) => setDraft({ ...draft, password: event.currentTarget.value })}
             />

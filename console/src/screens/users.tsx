@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import type { User } from 'workspace-user-api/client';
 import { api, sentenceOf } from '../api.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
@@ -78,7 +79,7 @@ export function Users() {
       >
         <label>
           Search users
-          <input type="search" value={typed} maxLength={256} onInput={(event) => setTyped(event.currentTarget.value)} />
+          <input type="search" value={typed} {...lengthsOf(LIMITS.search)} onInput={(event) => setTyped(event.currentTarget.value)} />
         </label>
         <button type="submit">Search</button>
       </form>

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from 'workspace-user-api/client';
 import { api, sentenceOf } from '../api.js';
 import { textOf } from '../form.js';
+import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useCan } from '../session.js';
 import { useTitle } from '../title.js';
@@ -158,7 +159,7 @@ export function Webhooks() {
           <legend>New webhook</legend>
           <label>
             Receiver URL
-            <input name="url" type="url" required maxLength={2048} placeholder="https://hooks.example.com/workspace" />
+            <input name="url" type="url" required {...lengthsOf(LIMITS.webhookUrl)} placeholder="https://hooks.example.com/workspace" />
           </label>
           <fieldset class="permissions">
             <legend>Events (none checked: every event)</legend>
@@ -171,7 +172,7 @@ export function Webhooks() {
           </fieldset>
           <label>
             Description
-            <input name="description" maxLength={500} />
+            <input name="description" {...lengthsOf(LIMITS.webhookDescription)} />
           </label>
           <label class="check">
             <input type="checkbox" name="exclude_own_changes" />
