@@ -18,7 +18,8 @@ import { startTestService, type TestService } from './testing/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const chromiumTool = TOOLS.chromium();
-const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'console');
+/** Where each screen's picture goes: test-artifacts/, or docs/console/ for `npm run console:screenshots`. */
+const SCREENSHOTS = join(PROJECT_ROOT, process.env.CONSOLE_SCREENSHOTS_DIR ?? join('test-artifacts', 'console'));
 
 /** The serious and critical violations axe finds on the page as it is now (WCAG 2.2 A and AA). */
 async function accessibilityViolations(page: Page): Promise<string[]> {
@@ -188,6 +189,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     ]);
     await page.getByLabel('New password').fill('Correct-Horse-42');
     assert.deepEqual(await unmet(), []);
+    await screen(page, 'new-user');
     assert.deepEqual(await accessibilityViolations(page), [], 'the new-user page with its rules');
     await context.close();
   });
