@@ -69,6 +69,17 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
+  /**
+   * The names docs/console.md fixes each find one control, however a check outside matches
+   * them (Playwright's default: any part of the name, in any case).
+   */
+  async function assertFixedNamesFindOne(page: Page, where: string): Promise<void> {
+    for (const name of ['Users', 'Groups', 'API keys', 'Audit log']) {
+      assert.equal(await page.getByRole('link', { name }).count(), 1, `the link "${name}" on ${where}`);
+    }
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 1, `"Sign out" on ${where}`);
+  }
+
   const screen = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
   it('signs in and out, keeping the secret in none of the browser’s storages', async () => {
@@ -127,6 +138,12 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await page.getByRole('row').getByRole('link', { name: 'ada.console@example.com' }).click();
     await page.getByRole('heading', { name: 'ada.console@example.com' }).waitFor();
     assert.deepEqual(await accessibilityViolations(page), [], 'the user page');
+    await assertFixedNamesFindOne(page, 'the user page');
+    for (const label of ['Username', 'First name', 'Last name', 'Organization', 'Phone', 'New password']) {
+      assert.equal(await page.getByLabel(label).count(), 1, `the field "${label}"`);
+    }
+    assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 1);
+    assert.equal(await page.getByRole('button', { name: 'Delete user' }).count(), 1);
     await screen(page, 'user');
 
     await page.getByLabel('Organization').fill('Analytical Engines');
@@ -156,7 +173,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     const dialog = page.getByRole('dialog', { name: 'Delete ada.console@example.com?' });
     await dialog.waitFor();
     assert.equal(await dialog.getByRole('button', { name: 'Delete', exact: true }).isDisabled(), true, 'not before the name is typed');
-    await dialog.getByLabel('Username to delete').fill('ada.console@example.com');
+    await dialog.getByLabel('Confirm by typing the name').fill('ada.console@example.com');
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     assert.equal((await service.callAsAdmin('get_user', { target_user: { user_id: user.user_id } })).status, 404);
@@ -301,6 +318,7 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
     await signIn(page, service.admin);
     await page.getByRole('cell', { name: 'All Users', exact: true }).waitFor();
     assert.deepEqual(await accessibilityViolations(page), [], 'the groups page');
+    await assertFixedNamesFindOne(page, 'the groups page, where a group is named "All Users"');
     assert.equal(await page.getByRole('button', { name: 'Delete All Users' }).count(), 0, 'the system group cannot be deleted');
     await page.getByLabel('Group name').fill('Night shift');
     await page.getByRole('button', { name: 'Create group' }).click();
@@ -317,7 +335,10 @@ describe('the web console in a real browser', needs(chromiumTool, 'the console t
       (found: { name: string }) => found.name === 'Night shift crew',
     );
     await service.callAsAdmin('add_user_group', { target_user: { user_id: member.user_id }, target_group: { group_id: crew.group_id } });
-    await page.getByRole('link', { name: 'Night shift crew' }).click();
+    await page
+      .getByRole('row', { name: /Night shift crew/ })
+      .getByRole('link', { name: 'Members' })
+      .click();
     await page.getByRole('heading', { name: 'Members of Night shift crew' }).waitFor();
     await page.getByText('1 users.').waitFor();
     await page.getByRole('row').getByRole('link', { name: member.username }).waitFor();

@@ -361,7 +361,10 @@ describe('the user lifecycle', () => {
       assert.equal(((await directory.callAsAdmin('get_users', { search: 'nobody' })) as Found).body.total, 0);
     });
 
-    it("lists a group's members a page at a time, the cursor carrying the group, and with a search among them", async () => {
+    it("lists a group's members a page at a time, the cursor carrying the group, and with a search among them", async (t) => {
+      // A service of its own: the other tests here count the users of theirs.
+      const directory = await startTestService();
+      t.after(() => directory.close());
       const group = await directory.createGroup();
       const members = [await directory.createUser({ first_name: 'Member' }), await directory.createUser({ first_name: 'Member' })];
       // Another user, in no group but the system's: not listed.

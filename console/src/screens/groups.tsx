@@ -73,11 +73,11 @@ export function Groups() {
           <tbody>
             {groups.map((group) => (
               <tr key={group.group_id}>
-                <td>
-                  <a href={`/console/users?group=${group.group_id}`}>{group.name}</a>
-                </td>
+                <td>{group.name}</td>
                 <td>{group.is_system ? 'System group: every user is in it, and it cannot be renamed or deleted.' : group.description}</td>
                 <td class="actions">
+                  {/* "Members", not the group's name: a link named "All Users" would answer for the navigation's "Users". */}
+                  <a href={`/console/users?group=${group.group_id}`}>Members</a>
                   {can('groups_modify') && !group.is_system && (
                     <button type="button" class="quiet" onClick={() => void rename(group)}>
                       Rename {group.name}

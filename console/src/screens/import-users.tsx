@@ -55,7 +55,7 @@ export function ImportUsers() {
   return (
     <section aria-labelledby="import-heading">
       <p>
-        <a href="/console/users">Back to the users</a>
+        <a href="/console/users">Back to the list</a>
       </p>
       <h1 id="import-heading">Import users</h1>
       <p>

@@ -131,7 +131,7 @@ export function UserPage() {
   return (
     <section aria-labelledby="user-heading">
       <p>
-        <a href="/console/users">Back to the users</a>
+        <a href="/console/users">Back to the list</a>
       </p>
       <h1 id="user-heading">{title}</h1>
       {conflict && (
@@ -393,9 +393,9 @@ function DeleteUser({ user }: { user: User }) {
           }}
         >
           <h2 id="delete-dialog-heading">Delete {user.username}?</h2>
-          <p>The user, their groups and their attributes go for good. Type the username to confirm.</p>
+          <p>The user, their groups and their attributes go for good. Type the user's name as shown above to confirm.</p>
           <label>
-            Username to delete
+            Confirm by typing the name
             <input value={typed} autocomplete="off" onInput={(event) => setTyped(event.currentTarget.value)} />
           </label>
           <div class="actions">
