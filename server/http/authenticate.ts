@@ -152,8 +152,8 @@ const challengeFor = (req: Request): Challenge =>
   req.get('Sec-Fetch-Site') === 'same-origin' && req.get('Sec-Fetch-Mode') !== 'navigate' ? 'Session' : 'Basic';
 
 /** Lets the request on as `key` if the key holds `permission`, naming it in the request's log line and in any logged through requestLogger from here on. */
-function admit(res: Response, key: ApiKeyRecord, permission: Exclude<RequiredPermission, 'none'>, lastUse: LastUse): void {
-  lastUse.note(key);
+async function admit(res: Response, key: ApiKeyRecord, permission: Exclude<RequiredPermission, 'none'>, lastUse: LastUse): Promise<void> {
+  await lastUse.note(key);
   if (permission !== 'authenticated' && !key.permissions.includes(permission)) throw permissionDenied(permission);
   res.locals.apiKey = key;
 }
@@ -172,7 +172,7 @@ export function authenticate(
     const sessionToken = takesSession && sent.kind === 'none' ? sessionTokenOf(req) : undefined;
     if (sessionToken !== undefined) {
       const session: LiveSession = await resumeSession(req, res, sessions, sessionToken, takesCsrfToken);
-      admit(res, session.key, permission, lastUse);
+      await admit(res, session.key, permission, lastUse);
       res.locals.consoleSession = session;
       return void next();
     }
@@ -192,7 +192,7 @@ export function authenticate(
       }
       throw answer;
     }
-    admit(res, key, permission, lastUse);
+    await admit(res, key, permission, lastUse);
     next();
   };
 }

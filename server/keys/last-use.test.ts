@@ -13,8 +13,6 @@ function recordingKeys() {
   };
 }
 
-const settled = () => new Promise((resolve) => setImmediate(resolve));
-
 describe('LastUse', () => {
   const key = issueApiKey('k', [], null).record;
 
@@ -26,20 +24,20 @@ describe('LastUse', () => {
       (error) => assert.fail(String(error)),
       () => now,
     );
-    lastUse.note(key);
-    lastUse.note(key);
+    const writing = lastUse.note(key);
+    await lastUse.note(key);
     assert.deepEqual(
       keys.writes.map(({ when, since }) => [when, since]),
       [['2026-11-27T10:00:00.000Z', '2026-11-27T09:59:00.000Z']],
       'one write for requests that came while it was on its way',
     );
     keys.writes[0]!.settle();
-    await settled();
+    await writing;
     now += 30_000;
-    lastUse.note({ ...key, last_used: '2026-11-27T10:00:00.000Z' });
+    await lastUse.note({ ...key, last_used: '2026-11-27T10:00:00.000Z' });
     assert.equal(keys.writes.length, 1, 'a use within the minute of the noted one is not written');
     now += LAST_USE_PRECISION_MS;
-    lastUse.note({ ...key, last_used: '2026-11-27T10:00:00.000Z' });
+    void lastUse.note({ ...key, last_used: '2026-11-27T10:00:00.000Z' });
     assert.equal(keys.writes.length, 2, 'a use past it is');
   });
 
@@ -47,14 +45,14 @@ describe('LastUse', () => {
     const failures: unknown[] = [];
     const keys = recordingKeys();
     const lastUse = new LastUse(keys, (error) => failures.push(error));
-    lastUse.note(key);
+    const writing = lastUse.note(key);
     keys.writes[0]!.settle(new Error('database gone'));
-    await settled();
+    await writing;
     assert.deepEqual(
       failures.map((error) => (error as Error).message),
       ['database gone'],
     );
-    lastUse.note(key);
+    void lastUse.note(key);
     assert.equal(keys.writes.length, 2);
   });
 });

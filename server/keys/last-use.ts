@@ -1,9 +1,12 @@
 /**
  * When each API key last authenticated a request, for the people who decide
  * which keys are still needed (get_api_keys, the console). Written at most
- * once a minute per key by each instance, never awaited by the request: a
- * key's use costs one small write a minute, not one per request, and a
- * failed write costs only the figure's freshness (it is logged).
+ * once a minute per key by each instance: a key's use costs one small write a
+ * minute, not one per request. The request that writes it waits for the write,
+ * so that no write outlives the requests (a service that stops, or a restore
+ * that waits for every connection to close, finds none under way); the others
+ * of that minute do not. A failed write costs only the figure's freshness: it
+ * is logged, and the request goes on.
  */
 import type { ApiKeyRecord } from '../store/records.js';
 import type { ApiKeyRepository } from '../store/repositories.js';
@@ -21,15 +24,18 @@ export class LastUse {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Notes that `key` (as just read) authenticated a request now, if its last use is older than the precision. */
-  note(key: ApiKeyRecord): void {
+  /** Notes that `key` (as just read) authenticated a request now, if its last use is older than the precision; never fails. */
+  async note(key: ApiKeyRecord): Promise<void> {
     const now = this.now();
     const since = now - LAST_USE_PRECISION_MS;
     if ((key.last_used !== null && Date.parse(key.last_used) > since) || this.#writing.has(key.api_key)) return;
     this.#writing.add(key.api_key);
-    this.keys
-      .noteUse(key.api_key, new Date(now).toISOString(), new Date(since).toISOString())
-      .catch(this.onFailure)
-      .finally(() => this.#writing.delete(key.api_key));
+    try {
+      await this.keys.noteUse(key.api_key, new Date(now).toISOString(), new Date(since).toISOString());
+    } catch (error) {
+      this.onFailure(error);
+    } finally {
+      this.#writing.delete(key.api_key);
+    }
   }
 }
