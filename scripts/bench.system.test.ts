@@ -67,12 +67,13 @@ describe('npm run bench (smoke)', { timeout: 180_000 }, () => {
         'memory_heap_after_collection_mb',
         'postgres_update_user_rps',
         'postgres_every_user_ms',
+        'console_first_page_p99_ms',
       ]) {
         assert.equal(typeof figures[key], 'number', key);
       }
       assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0 && figures.get_users_rps > 0);
       assert.equal(figures.errors, 0, 'no request failed');
-      assert.equal(figures.scenarios.length, 35);
+      assert.equal(figures.scenarios.length, 36);
       assert.equal(figures.drain_delivered, figures.drain_events + 2, 'the backlog, and the key and webhook made before it, all delivered');
       assert.ok(figures.commit_to_receipt_received >= figures.commit_to_receipt_writes * 0.9, 'the steady writes delivered');
       // Each comparison: at least five interleaved rounds, the median inside the range of the rounds. A round of
