@@ -17,6 +17,7 @@ import type { Credentials } from '../lib/contract/credentials.js';
 import { WorkspaceCallError } from './call-error.js';
 import { eachEventFrom, type EachEventOptions, type ChangeEvent } from './each-event.js';
 import { pause } from './pause.js';
+import { randomKey } from './random-key.js';
 import { CREATES, nextWait, type RetryOptions, retryPolicy } from './retry.js';
 export { WorkspaceCallError } from './call-error.js';
 export { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';
@@ -278,7 +279,7 @@ export function createWorkspaceClient(options: WorkspaceClientOptions = {}): Wor
       };
     }
     // One key for every attempt of this call: the service makes a create once however often it arrives.
-    const idempotencyKey = callOptions.idempotencyKey ?? (CREATES.has(operation) ? globalThis.crypto.randomUUID() : undefined);
+    const idempotencyKey = callOptions.idempotencyKey ?? (CREATES.has(operation) ? randomKey() : undefined);
     const startedAt = Date.now();
     for (let attempts = 1; ; attempts++) {
       const remaining = startedAt + retry.deadlineMs - Date.now();

@@ -91,6 +91,11 @@ export async function importRows(
   rows: readonly ImportRow[],
   onRow: (outcome: RowOutcome, done: number) => void = () => {},
 ): Promise<ImportSummary> {
+  // Browsers give the digest of each row's key only to secure contexts: without it, no row could be sent twice safely.
+  if (typeof (globalThis.crypto as { subtle?: unknown } | undefined)?.subtle !== 'object')
+    throw new ImportFileError(
+      'this page cannot import: the browser gives the digest each row needs only to pages over TLS or on this machine',
+    );
   const summary: ImportSummary = { rows: rows.length, created: 0, alreadyCreated: 0, failed: [] };
   for (const [index, row] of rows.entries()) {
     const line = index + 2;

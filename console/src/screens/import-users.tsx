@@ -41,10 +41,17 @@ export function ImportUsers() {
     setRunning(true);
     messages.status(`Importing ${rows.length} rows…`);
     const seen: RowOutcome[] = [];
-    const summary = await importRows(api, rows, (outcome) => {
-      seen.push(outcome);
-      setOutcomes([...seen]);
-    });
+    let summary;
+    try {
+      summary = await importRows(api, rows, (outcome) => {
+        seen.push(outcome);
+        setOutcomes([...seen]);
+      });
+    } catch (error) {
+      setRunning(false);
+      if (error instanceof ImportFileError) return void messages.alert(`${error.message}.`);
+      throw error;
+    }
     setRunning(false);
     const earlier = summary.alreadyCreated > 0 ? `, ${summary.alreadyCreated} by an earlier import` : '';
     const failed = summary.failed.length > 0 ? `; ${summary.failed.length} failed` : '';
