@@ -82,16 +82,34 @@ function npmCli(): string {
   return existsSync(fromRoot) ? fromRoot : fail('cannot find npm-cli.js; run this through `npm run test:node-matrix`');
 }
 
-/** A fresh copy of the project's files in `work`, keeping its node_modules. */
+/**
+ * Empties `directory` but for the node_modules folders in it, at any depth: the install they
+ * hold is kept, a workspace's own (server/node_modules, where a package it needs in another
+ * version than the root's is installed) as well as the root's.
+ */
+function clearKeepingInstalls(directory: string): void {
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      clearKeepingInstalls(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+    } else rmSync(path, { force: true });
+  }
+}
+
+/** A fresh copy of the project's files in `work`, keeping its installs. */
 function copyProject(work: string): void {
   mkdirSync(work, { recursive: true });
-  for (const entry of readdirSync(work)) if (entry !== 'node_modules') rmSync(join(work, entry), { recursive: true, force: true });
+  clearKeepingInstalls(work);
   for (const file of checkoutFiles()) cpSync(join(PROJECT_ROOT, file), join(work, file), { preserveTimestamps: true });
 }
 
 /** What an install depends on: when it is unchanged, the install is kept. */
 function installKey(nodeVersion: string): string {
   const hash = createHash('sha256')
+    // Copies made before clearKeepingInstalls lost the workspaces' own installs: named here, so they are redone once.
+    .update('workspace installs kept')
     .update(nodeVersion)
     .update(readFileSync(join(PROJECT_ROOT, 'package-lock.json')));
   for (const patch of readdirSync(join(PROJECT_ROOT, 'patches')).sort())
