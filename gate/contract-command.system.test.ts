@@ -24,9 +24,14 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       assert.match(run.stdout, /ok {3}dredd: 578 transactions \(349 workspace, 229 SCIM\), 463 passed, 0 failed, 115 not checked/);
       assert.match(run.stdout, /ok {3}fuzz: 60 operations, 600 requests \(300 valid, 300 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
-      // At once again: its failed checks and its 429s locked nothing out.
-      const again = await runScript('gate/main.ts', ['--base-url', service.url, '--only', 'dredd'], env);
+      // At once again: its failed checks and its 429s locked nothing out (neither the key nor the address).
+      const again = await runScript(
+        'gate/main.ts',
+        ['--base-url', service.url, '--only', 'dredd', '--operations', 'getUser,validateCredentials,SCIM getUser'],
+        env,
+      );
       assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /ok {3}dredd: 578 transactions .*, 0 failed, \d+ not checked, 5\d\d of other operations left out/);
 
       const listed = await fetch(`${service.url}/api/public/get_users`, {
         method: 'POST',
@@ -65,5 +70,8 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     const unknown = await runScript('gate/main.ts', ['--only', 'dredd,vibes'], {});
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown check vibes/);
+    const unknownOperation = await runScript('gate/main.ts', ['--operations', 'getUser,getVibes'], {});
+    assert.equal(unknownOperation.code, 2);
+    assert.match(unknownOperation.stderr, /unknown operation getVibes; the operations are .*, getUser, .*, SCIM patchUser/);
   });
 });

@@ -40,10 +40,18 @@ export class FuzzSession {
   readonly #seen = new Map<string, Map<number, number>>();
   #stored = '';
 
-  constructor(target: GateTarget, options: FuzzOptions) {
+  readonly #operations: ReadonlySet<string> | undefined;
+
+  constructor(target: GateTarget, options: FuzzOptions, operations?: ReadonlySet<string>) {
     this.target = target;
     this.options = options;
+    this.#operations = operations;
     this.fixtures = new Fixtures(target);
+  }
+
+  /** Whether the run fuzzes the operation of this label (all, unless narrowed). */
+  covers(label: string): boolean {
+    return !this.#operations || this.#operations.has(label);
   }
 
   /** Takes what is stored now as what a refused request must leave. */

@@ -2,6 +2,7 @@
  * The contract gate: every check against one target, in an order where a
  * broken route shows up before the checks that would trip over it.
  */
+import { CONTRACT_OPERATIONS, SCIM_CONTRACT_OPERATIONS } from './contract-schemas.js';
 import { runDredd } from './dredd.js';
 import { type FuzzOptions, runFuzz } from './fuzz.js';
 import { runHostileCorpus } from './hostile.js';
@@ -13,10 +14,10 @@ import type { GateTarget } from './target.js';
 export const CHECKS = ['routes', 'dredd', 'fuzz', 'hostile', 'proxy', 'parity'] as const;
 export type CheckName = (typeof CHECKS)[number];
 
-const RUNNERS: Record<CheckName, (target: GateTarget, fuzz: FuzzOptions) => Promise<CheckResult>> = {
+const RUNNERS: Record<CheckName, (target: GateTarget, options: GateOptions) => Promise<CheckResult>> = {
   routes: runRouteCoverage,
-  dredd: runDredd,
-  fuzz: runFuzz,
+  dredd: (target, { operations }) => runDredd(target, operations),
+  fuzz: (target, { fuzz, operations }) => runFuzz(target, fuzz, operations),
   hostile: runHostileCorpus,
   proxy: runProxyCheck,
   parity: runMockParity,
@@ -25,14 +26,25 @@ const RUNNERS: Record<CheckName, (target: GateTarget, fuzz: FuzzOptions) => Prom
 export interface GateOptions {
   fuzz: FuzzOptions;
   checks?: readonly CheckName[];
+  /**
+   * Dredd and the fuzz check only these operations, named as the report names them (`getUser`,
+   * `SCIM patchUser`): the other checks are whole. Unset, every operation.
+   */
+  operations?: ReadonlySet<string> | undefined;
 }
 
-export async function runGate(target: GateTarget, { fuzz, checks = CHECKS }: GateOptions): Promise<CheckResult[]> {
+/** Every operation's name as the report gives it: the workspace contract's operationIds, then SCIM's with `SCIM ` before them. */
+export const OPERATION_NAMES: readonly string[] = [
+  ...CONTRACT_OPERATIONS.map((operation) => operation.operationId),
+  ...SCIM_CONTRACT_OPERATIONS.map((operation) => `SCIM ${operation.operationId}`),
+];
+
+export async function runGate(target: GateTarget, options: GateOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  for (const name of checks) {
+  for (const name of options.checks ?? CHECKS) {
     let result: CheckResult;
     try {
-      result = await RUNNERS[name](target, fuzz);
+      result = await RUNNERS[name](target, options);
     } catch (error) {
       result = { name, summary: 'could not run', failures: [(error as Error).stack ?? String(error)], notChecked: [] };
     }

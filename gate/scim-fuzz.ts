@@ -219,9 +219,10 @@ export async function fuzzScim(session: FuzzSession): Promise<void> {
   );
 
   for (const [index, operation] of SCIM_CONTRACT_OPERATIONS.entries()) {
+    const label = `SCIM ${operation.operationId}`;
+    if (!session.covers(label)) continue;
     session.operations++;
     const seed = session.options.seed + 100 + index;
-    const label = `SCIM ${operation.operationId}`;
     const pools = await poolsFor(fixtures, operation);
     await session.settle();
     const isGroup = operation.path.startsWith('/Groups');

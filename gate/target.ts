@@ -60,7 +60,7 @@ export interface GateTarget {
   trustsForwardedFor: boolean;
   /** The app's routing table as `method path`, when the gate runs the app itself. */
   routes?: () => string[];
-  /** A digest of everything stored that the gate can see; equal digests mean nothing changed. */
+  /** What is stored as far as the gate can see: equal snapshots mean nothing changed. */
   snapshot(): Promise<string>;
   /** The service's log, when the gate runs it (to show with a failure). */
   logs(): string;

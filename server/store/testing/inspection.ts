@@ -24,7 +24,7 @@ export interface StoreInspection {
 }
 
 /** Each table's primary key, for a stable order. */
-const KEY_COLUMNS: Record<TableName, string[]> = {
+export const TABLE_KEY_COLUMNS: Record<TableName, string[]> = {
   users: ['user_id'],
   groups: ['group_id'],
   user_groups: ['user_id', 'group_id'],
@@ -52,7 +52,7 @@ export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'tra
     },
     async rows(table) {
       let query = anyDb.selectFrom(table).selectAll();
-      for (const column of KEY_COLUMNS[table]) query = query.orderBy(column);
+      for (const column of TABLE_KEY_COLUMNS[table]) query = query.orderBy(column);
       return query.execute();
     },
     async appliedMigrations() {
