@@ -4,14 +4,12 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runScript } from '../lib/testing/run-script.js';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 import { present } from '../lib/present.js';
 import { PERMISSIONS } from '../lib/contract/operations.js';
-import { loadSampleConfig } from './config.js';
 import { createTestDatabase, TEST_STORE } from './testing/database.js';
 import { startServiceProcess } from '../lib/testing/service-process.js';
-import { SAMPLE_COMMAND, SERVICE_COMMAND } from '../lib/testing/commands.js';
+import { SERVICE_COMMAND } from '../lib/testing/commands.js';
 
 const post = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -117,38 +115,5 @@ describe('npm start', () => {
     assert.equal(await service.stop('SIGTERM'), 0);
     assert.match(service.stdout(), /"msg":"draining: not ready, still serving"/);
     await assert.rejects(fetch(`${service.url}/healthz`), 'nothing listens after it');
-  });
-
-  it('refuses bad settings with one clear line and no stack trace', async () => {
-    for (const [env, message] of [
-      [{ PORT: 'eighty' }, /PORT="eighty" is not allowed: expected a whole number/],
-      [{ TRUST_PROXY: 'proxy.example' }, /TRUST_PROXY="proxy.example" is not allowed/],
-      [{ DATABASE_URL: 'mysql://db/x' }, /DATABASE_URL must be sqlite:<path>/],
-      [{ VALIDATE_RESPONSES: 'maybe' }, /VALIDATE_RESPONSES="maybe" is not allowed: expected true or false/],
-    ] as const) {
-      const base = { PORT: '0', DATABASE_URL: `sqlite:${join(directory, 'bad.db')}` };
-      const run = await runScript(SERVICE_COMMAND, [], { ...base, ...env });
-      assert.equal(run.code, 1);
-      assert.match(run.stderr, message);
-      assert.doesNotMatch(run.stderr, /\n\s+at /);
-    }
-  });
-});
-
-describe('npm run sample', () => {
-  it('serves the sample data on the port asked for and stops cleanly on SIGTERM', async () => {
-    const sample = await startServiceProcess({}, SAMPLE_COMMAND);
-    assert.match(sample.stdout(), /sample data server listening/);
-    const response = await fetch(`${sample.url}/api/data`, { headers: { Origin: 'http://example.test' } });
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('access-control-allow-origin'), 'http://example.test');
-    assert.ok(((await response.json()) as unknown[]).length > 0);
-    assert.equal(await sample.stop('SIGTERM'), 0);
-  });
-
-  it('listens on 127.0.0.1:5001 unless told otherwise', () => {
-    const defaults = loadSampleConfig({});
-    assert.deepEqual({ host: defaults.host, port: defaults.port }, { host: '127.0.0.1', port: 5001 });
-    assert.equal(loadSampleConfig({ PORT: '6000', HOST: '0.0.0.0' }).port, 6000);
   });
 });
