@@ -47,25 +47,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Table from 'cli-table3';
 import { seedUsers } from './bench/seed.js';
-import { CONNECTIONS, DURATION_S, LARGE_USERS, type Measured, type Ratio, ROUND_S, ROUNDS, type ScenarioOutcome } from './bench/kit.js';
-import { auditPage } from './bench/scenarios/audit-page.js';
-import { events } from './bench/scenarios/events.js';
-import { listing } from './bench/scenarios/listing.js';
-import { memory } from './bench/scenarios/memory.js';
-import { postgres } from './bench/scenarios/postgres.js';
-import { processes } from './bench/scenarios/processes.js';
+import { CONNECTIONS, DURATION_S, LARGE_USERS, type Measured, type Ratio, ROUND_S, ROUNDS } from './bench/kit.js';
+import { SCENARIO_NAMES, SCENARIOS } from './bench/scenarios/index.js';
 import type { BenchRun } from './bench/scenarios/run.js';
-import { scim } from './bench/scenarios/scim.js';
-import { writes } from './bench/scenarios/writes.js';
 
 const outIndex = process.argv.indexOf('--out');
 const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 
-/** The scenarios, in the order they run: each on servers of its own, one after another. */
-const SCENARIOS: ((run: BenchRun) => Promise<ScenarioOutcome>)[] = [writes, events, auditPage, memory, listing, scim, postgres, processes];
 /** `--only events,auditPage`: those scenarios alone (named as their functions are). */
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? new Set(process.argv[onlyIndex + 1]?.split(',')) : undefined;
+const unknown = [...(only ?? [])].filter((name) => !SCENARIO_NAMES.includes(name));
+if (unknown.length > 0) {
+  // A misspelt name would otherwise run nothing and say nothing.
+  process.stderr.write(`bench: no scenario ${unknown.join(', ')}; the scenarios are ${SCENARIO_NAMES.join(', ')}\n`);
+  process.exit(2);
+}
 
 async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'workspace-bench-'));
