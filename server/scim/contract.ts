@@ -3,8 +3,7 @@
  * request under /scim/v2 (and every answer, when asked). Its operations are
  * in lib/contract/scim-operations.ts.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { openApiValidator } from '../http/contract-validation.js';
+import { builtOncePerProcess, openApiValidator } from '../http/contract-validation.js';
 import { SCIM_DOCUMENT, SCIM_OPERATIONS } from '../../lib/contract/scim-operations.js';
 
 export { SCIM_BASE_PATH, SCIM_OPERATIONS, type ScimOperation, type ScimOperationId } from '../../lib/contract/scim-operations.js';
@@ -18,6 +17,6 @@ const SCIM_PATHS = [...new Set(SCIM_OPERATIONS.map((operation) => operation.rout
 );
 
 /** The SCIM contract's validator: requests always, answers when asked (VALIDATE_RESPONSES). Its refusals go to scimErrorHandler. */
-export function scimContractValidation({ responses }: { responses: boolean }): (RequestHandler | ErrorRequestHandler)[] {
-  return openApiValidator(SCIM_DOCUMENT, { responses, ignorePaths: (path) => !SCIM_PATHS.some((pattern) => pattern.test(path)) });
-}
+export const scimContractValidation = builtOncePerProcess((responses) =>
+  openApiValidator(SCIM_DOCUMENT, { responses, ignorePaths: (path) => !SCIM_PATHS.some((pattern) => pattern.test(path)) }),
+);
