@@ -91,7 +91,7 @@ export class ServiceMetrics {
     });
     this.#events = new Counter({
       name: 'workspace_events_total',
-      help: 'Change events dispatched to webhooks, by type (one instance dispatches each event).',
+      help: 'Change events dispatched to webhooks, by type (one instance dispatches each event; none while no webhook is enabled).',
       labelNames: ['type'],
       registers,
     });

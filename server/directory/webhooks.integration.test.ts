@@ -87,6 +87,35 @@ describe(`webhooks (${TEST_STORE})`, () => {
     await assertRefuses(directory.webhooks.delete('0'.repeat(32), TEST_SETUP), { kind: 'not_found', entity: 'webhook' });
   });
 
+  it('with no webhook enabled, moves past the log unread, dispatching nothing, and owes a webhook made later nothing before it', async () => {
+    await aUser(directory);
+    await aUser(directory);
+    const dispatched: string[] = [];
+    const counting = deliveryEngine({
+      store: opened.store,
+      logger: createLogger('silent'),
+      schedule: [5_000],
+      disableAfterMs: HOUR,
+      now: () => now,
+      send: () => Promise.reject(new Error('nothing is owed')),
+      observe: { dispatched: (event) => dispatched.push(event.type), attempted: () => {} },
+    });
+    assert.equal(await counting.round(), 0);
+    assert.deepEqual(dispatched, []);
+    const [place] = await opened.inspection.rows('webhook_dispatch');
+    const events = await opened.inspection.rows('audit_events');
+    assert.equal(Number(place?.position), Math.max(...events.map((event) => Number(event.position))), 'the place is at the head');
+
+    await directory.webhooks.create({ url: 'https://hooks.example.com/later', event_types: ['user.*'] }, TEST_SETUP);
+    const user = await aUser(directory);
+    await engine().round();
+    assert.deepEqual(
+      received.map((delivery) => (JSON.parse(delivery.body) as { data: { resource: { id: string } } }).data.resource.id),
+      [user.record.user_id],
+      'only the event after it',
+    );
+  });
+
   it('delivers each event it takes, signed as Standard Webhooks says, with the event as its body', async () => {
     const { webhook, secret } = await directory.webhooks.create(
       { url: 'https://hooks.example.com/in', event_types: ['user.*'] },

@@ -191,8 +191,9 @@ export interface WebhookRepository {
    * records the attempts made since the last turn and what they came to; reads the change
    * log on from where the last dispatch stopped and makes a delivery of each event for each
    * enabled webhook that takes it, with the place it stopped at (one instance at a time: an
-   * instance that finds another dispatching leaves it to that one); then claims the
-   * deliveries due, within `claim`'s bounds. Gives the events dispatched and the claimed.
+   * instance that finds another dispatching leaves it to that one), or, with no webhook
+   * enabled, moves the place to the log's head unread; then claims the deliveries due,
+   * within `claim`'s bounds. Gives the events dispatched (none without a webhook) and the claimed.
    */
   turn(work: DeliveryTurn): Promise<{ dispatched: ChangeEvent[]; claimed: DueDelivery[] }>;
   /**
