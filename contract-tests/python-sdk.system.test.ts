@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -156,6 +156,8 @@ describe('the Python SDK under mypy --strict', needs(mypy, 'the Python SDK type 
       join(PROJECT_ROOT, 'contract-tests/python/verify_webhooks.py'),
     );
     assert.match(stdout, /^Success: no issues found/m);
+    // An optional parameter that may be null says so once, as a person would write it.
+    assert.doesNotMatch(await readFile(join(SDK, 'workspace_user_api', 'client.py'), 'utf8'), /\| None \| None/);
   });
 
   it('catches a program that passes a wrong type or a misspelled argument', async () => {

@@ -268,7 +268,7 @@ function clientMethod(document: OpenApiDocument, operation: Operation, aliases: 
   const keyed = takesHeader(document, operation, 'Idempotency-Key');
   const parameters = [...fields.filter((field) => field.required), ...fields.filter((field) => !field.required)].map(
     (field) =>
-      `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : ' | None = None'}`,
+      `${field.name}: ${annotation(field.type)}${takesModel(field.type) ? ' | Mapping[str, Any]' : ''}${field.required ? '' : field.type.kind === 'nullable' ? ' = None' : ' | None = None'}`,
   );
   if (conditional) parameters.push('if_match: str | None = None');
   if (keyed) parameters.push('idempotency_key: str | None = None');

@@ -46,7 +46,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {}
         return self._call_model(KeyInfo.from_json, "POST", "/api/public/validate_credentials", body, credentials=True)
 
-    def get_users(self, *, page: int | None | None = None, page_size: int | None | None = None, cursor: str | None | None = None, sort_by: GetUsersSortBy | None | None = None, sort_direction: GetUsersSortDirection | None | None = None, search: str | None | None = None, group_id: GroupIdAccepted | None = None) -> UserPage:
+    def get_users(self, *, page: int | None = None, page_size: int | None = None, cursor: str | None = None, sort_by: GetUsersSortBy | None = None, sort_direction: GetUsersSortDirection | None = None, search: str | None = None, group_id: GroupIdAccepted | None = None) -> UserPage:
         """List users.
 
         With nothing but credentials (and optionally `sort_by` and `sort_direction`), returns every user, as Kasm's `get_users` does: `total` is the number listed and `next_cursor` null. The answer is streamed, so a large directory costs the service no more memory than a small one; past the operator's limit (`GET_USERS_MAX`, 100,000 by default) the request gets `400 listing_too_large` instead, never a shortened list. An answer that breaks off midway (the database failed) ends without its closing bracket, so no client can mistake it for a complete list. Sending `page`, `page_size` or `cursor` asks for one page (at most 500 users) with the total count instead; so does `search`, which keeps the users whose username or name contains its text. Ask for pages by number (`page`), or go through the whole directory by passing each page's `next_cursor` as the next request's `cursor`: that way every page costs the same at any depth, and users added or removed meanwhile are neither repeated nor skipped.
@@ -299,7 +299,7 @@ class WorkspaceClient(BaseClient):
         body: dict[str, Any] = {"target_api_key": _encode.as_json(target_api_key)}
         return self._call_model(ApiKeySecretResponse.from_json, "POST", "/api/public/create_api_key", body, credentials=True, idempotency_key=idempotency_key)
 
-    def get_api_keys(self, *, include_revoked: bool | None | None = None) -> ApiKeyList:
+    def get_api_keys(self, *, include_revoked: bool | None = None) -> ApiKeyList:
         """List the API keys.
 
         The API keys, oldest first, with when each was last used; the revoked ones too when `include_revoked` asks. Never a secret.
