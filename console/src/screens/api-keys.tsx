@@ -11,6 +11,7 @@ import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { type Permission, useCan, useSession } from '../session.js';
+import { RecordTable } from '../record-table.js';
 
 type ApiKey = components['schemas']['ApiKeyDetails'];
 
@@ -119,42 +120,27 @@ export function ApiKeys() {
       {keys === undefined ? (
         <p>Loading keys…</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Active API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <RecordTable caption="Active API keys" columns={['Name', 'Key', 'Permissions', 'Expires', 'Last used']} actions>
+          {keys.map((key) => (
+            <tr key={key.api_key}>
+              <td>
+                {key.name}
+                {key.api_key === session.key.api_key ? ' (this session)' : ''}
+              </td>
+              <td>
+                <code>{key.api_key}</code>
+              </td>
+              <td>{key.permissions.join(', ') || 'none'}</td>
+              <td>{when(key.expires, 'Never')}</td>
+              <td>{when(key.last_used, 'Never')}</td>
+              <td>
+                <button type="button" class="quiet" onClick={() => void revoke(key)}>
+                  Revoke {key.name}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.api_key}>
-                <td>
-                  {key.name}
-                  {key.api_key === session.key.api_key ? ' (this session)' : ''}
-                </td>
-                <td>
-                  <code>{key.api_key}</code>
-                </td>
-                <td>{key.permissions.join(', ') || 'none'}</td>
-                <td>{when(key.expires, 'Never')}</td>
-                <td>{when(key.last_used, 'Never')}</td>
-                <td>
-                  <button type="button" class="quiet" onClick={() => void revoke(key)}>
-                    Revoke {key.name}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </RecordTable>
       )}
     </section>
   );

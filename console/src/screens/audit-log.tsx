@@ -7,6 +7,7 @@ import { textOf } from '../form.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
+import { RecordTable } from '../record-table.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 type AuditOperation = components['schemas']['AuditOperation'];
@@ -129,35 +130,23 @@ export function AuditLog() {
         <p>Loading the audit log…</p>
       ) : (
         <>
-          <table>
-            <caption class="visually-hidden">Audit events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Change</th>
-                <th scope="col">Key</th>
-                <th scope="col">Of</th>
-                <th scope="col">Fields</th>
+          <RecordTable caption="Audit events, newest first" columns={['When', 'Change', 'Key', 'Of', 'Fields']}>
+            {page.events.map((event) => (
+              <tr key={event.event_id}>
+                <td>{new Date(event.time).toLocaleString()}</td>
+                <td>{event.operation}</td>
+                <td>{event.actor}</td>
+                <td>
+                  {event.target_user_id ? (
+                    <a href={`/console/users/${event.target_user_id}`}>user {event.target_user_id.slice(0, 8)}</a>
+                  ) : (
+                    (event.target_group_id ?? event.target_api_key ?? event.target_webhook_id ?? '')
+                  )}
+                </td>
+                <td>{event.changed_fields.join(', ')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {page.events.map((event) => (
-                <tr key={event.event_id}>
-                  <td>{new Date(event.time).toLocaleString()}</td>
-                  <td>{event.operation}</td>
-                  <td>{event.actor}</td>
-                  <td>
-                    {event.target_user_id ? (
-                      <a href={`/console/users/${event.target_user_id}`}>user {event.target_user_id.slice(0, 8)}</a>
-                    ) : (
-                      (event.target_group_id ?? event.target_api_key ?? event.target_webhook_id ?? '')
-                    )}
-                  </td>
-                  <td>{event.changed_fields.join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </RecordTable>
           <nav aria-label="Pages of the audit log" class="pages">
             {query.cursor && <a href={urlOf(filters)}>Newest</a>}
             {page.next && <a href={urlOf({ ...filters, cursor: page.next })}>Older events</a>}

@@ -6,6 +6,7 @@ import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
+import { RecordTable } from '../record-table.js';
 
 export function Groups() {
   useTitle('Groups');
@@ -59,40 +60,28 @@ export function Groups() {
       {groups === undefined ? (
         <p>Loading groups…</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Groups</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <RecordTable caption="Groups" columns={['Name', 'Description']} actions>
+          {groups.map((group) => (
+            <tr key={group.group_id}>
+              <td>{group.name}</td>
+              <td>{group.is_system ? 'System group: every user is in it, and it cannot be renamed or deleted.' : group.description}</td>
+              <td class="actions">
+                {/* "Members", not the group's name: a link named "All Users" would answer for the navigation's "Users". */}
+                <a href={`/console/users?group=${group.group_id}`}>Members</a>
+                {can('groups_modify') && !group.is_system && (
+                  <button type="button" class="quiet" onClick={() => void rename(group)}>
+                    Rename {group.name}
+                  </button>
+                )}
+                {can('groups_delete') && !group.is_system && (
+                  <button type="button" class="quiet" onClick={() => void remove(group)}>
+                    Delete {group.name}
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {groups.map((group) => (
-              <tr key={group.group_id}>
-                <td>{group.name}</td>
-                <td>{group.is_system ? 'System group: every user is in it, and it cannot be renamed or deleted.' : group.description}</td>
-                <td class="actions">
-                  {/* "Members", not the group's name: a link named "All Users" would answer for the navigation's "Users". */}
-                  <a href={`/console/users?group=${group.group_id}`}>Members</a>
-                  {can('groups_modify') && !group.is_system && (
-                    <button type="button" class="quiet" onClick={() => void rename(group)}>
-                      Rename {group.name}
-                    </button>
-                  )}
-                  {can('groups_delete') && !group.is_system && (
-                    <button type="button" class="quiet" onClick={() => void remove(group)}>
-                      Delete {group.name}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </RecordTable>
       )}
     </section>
   );

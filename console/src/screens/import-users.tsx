@@ -9,6 +9,7 @@ import { api, sentenceOf } from '../api.js';
 import { useMessages } from '../messages.js';
 import { useCan } from '../session.js';
 import { useTitle } from '../title.js';
+import { RecordTable } from '../record-table.js';
 
 const RESULT = { created: 'Created', already_created: 'Already created by an earlier import' } as const;
 
@@ -86,25 +87,15 @@ export function ImportUsers() {
               {outcomes.length} of {total}
             </progress>
           </label>
-          <table>
-            <caption class="visually-hidden">What became of each row</caption>
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">Username</th>
-                <th scope="col">Result</th>
+          <RecordTable caption="What became of each row" columns={['Line', 'Username', 'Result']}>
+            {outcomes.map((outcome) => (
+              <tr key={outcome.line} class={outcome.outcome === 'failed' ? 'unmet' : undefined}>
+                <td>{outcome.line}</td>
+                <td>{outcome.username}</td>
+                <td>{resultOf(outcome)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {outcomes.map((outcome) => (
-                <tr key={outcome.line} class={outcome.outcome === 'failed' ? 'unmet' : undefined}>
-                  <td>{outcome.line}</td>
-                  <td>{outcome.username}</td>
-                  <td>{resultOf(outcome)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </RecordTable>
         </>
       )}
     </section>

@@ -13,6 +13,7 @@ import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
+import { RecordTable } from '../record-table.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 
@@ -419,27 +420,16 @@ function History({ events }: { events: AuditEvent[] }) {
       {events.length === 0 ? (
         <p>No changes recorded.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Changes to this user, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Change</th>
-              <th scope="col">By</th>
-              <th scope="col">Fields</th>
+        <RecordTable caption="Changes to this user, newest first" columns={['When', 'Change', 'By', 'Fields']}>
+          {events.map((event) => (
+            <tr key={event.event_id}>
+              <td>{new Date(event.time).toLocaleString()}</td>
+              <td>{event.operation}</td>
+              <td>{event.actor}</td>
+              <td>{event.changed_fields.join(', ')}</td>
             </tr>
-          </thead>
-          <tbody>
-            {events.map((event) => (
-              <tr key={event.event_id}>
-                <td>{new Date(event.time).toLocaleString()}</td>
-                <td>{event.operation}</td>
-                <td>{event.actor}</td>
-                <td>{event.changed_fields.join(', ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </RecordTable>
       )}
     </section>
   );

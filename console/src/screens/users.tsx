@@ -7,6 +7,7 @@ import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useTitle } from '../title.js';
 import { useCan } from '../session.js';
+import { RecordTable } from '../record-table.js';
 
 const PAGE_SIZE = 25;
 
@@ -88,33 +89,23 @@ export function Users() {
       ) : (
         <>
           <p>{search ? `${page.total} users match “${search}”.` : `${page.total} users.`}</p>
-          <table>
-            <caption class="visually-hidden">Users{search ? ` matching ${search}` : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Username</th>
-                <th scope="col">Name</th>
-                <th scope="col">Organization</th>
-                <th scope="col">Groups</th>
-                <th scope="col">State</th>
-                <th scope="col">Last session</th>
+          <RecordTable
+            caption={<>Users{search ? ` matching ${search}` : ''}</>}
+            columns={['Username', 'Name', 'Organization', 'Groups', 'State', 'Last session']}
+          >
+            {page.users.map((user) => (
+              <tr key={user.user_id}>
+                <td>
+                  <a href={`/console/users/${user.user_id}`}>{user.username}</a>
+                </td>
+                <td>{[user.first_name, user.last_name].filter(Boolean).join(' ')}</td>
+                <td>{user.organization}</td>
+                <td>{user.groups.map((group) => group.name ?? group.group_id).join(', ')}</td>
+                <td>{stateOf(user)}</td>
+                <td>{user.last_session ? new Date(user.last_session).toLocaleString() : 'Never'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {page.users.map((user) => (
-                <tr key={user.user_id}>
-                  <td>
-                    <a href={`/console/users/${user.user_id}`}>{user.username}</a>
-                  </td>
-                  <td>{[user.first_name, user.last_name].filter(Boolean).join(' ')}</td>
-                  <td>{user.organization}</td>
-                  <td>{user.groups.map((group) => group.name ?? group.group_id).join(', ')}</td>
-                  <td>{stateOf(user)}</td>
-                  <td>{user.last_session ? new Date(user.last_session).toLocaleString() : 'Never'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </RecordTable>
           <nav aria-label="Pages of users" class="pages">
             {cursor && <a href={withQuery({ search: search || undefined, group })}>First page</a>}
             {page.next && <a href={withQuery({ search: search || undefined, group, cursor: page.next })}>Next page</a>}

@@ -11,6 +11,7 @@ import { lengthsOf, LIMITS } from '../limits.js';
 import { useMessages } from '../messages.js';
 import { useCan } from '../session.js';
 import { useTitle } from '../title.js';
+import { RecordTable } from '../record-table.js';
 
 type Webhook = components['schemas']['Webhook'];
 type Delivery = components['schemas']['WebhookDelivery'];
@@ -42,37 +43,27 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
   if (!deliveries) return <p>Loading the deliveries…</p>;
   if (deliveries.length === 0) return <p>No delivery attempted yet.</p>;
   return (
-    <table>
-      <caption>Latest deliveries to {webhook.url}</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Event</th>
-          <th scope="col">Attempt</th>
-          <th scope="col">Answer</th>
-          <th scope="col">Next attempt</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+    <RecordTable
+      caption={<>Latest deliveries to {webhook.url}</>}
+      captionShown
+      columns={['When', 'Event', 'Attempt', 'Answer', 'Next attempt']}
+      actions
+    >
+      {deliveries.map((delivery) => (
+        <tr key={`${delivery.event_id} ${delivery.attempt}`}>
+          <td>{new Date(delivery.attempted_at).toLocaleString()}</td>
+          <td>{delivery.event_type}</td>
+          <td>{delivery.attempt}</td>
+          <td>{delivery.status ?? delivery.error ?? ''}</td>
+          <td>{delivery.next_attempt_at ? new Date(delivery.next_attempt_at).toLocaleString() : ''}</td>
+          <td>
+            <button type="button" class="quiet" onClick={() => void again(delivery.event_id)}>
+              Deliver again
+            </button>
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {deliveries.map((delivery) => (
-          <tr key={`${delivery.event_id} ${delivery.attempt}`}>
-            <td>{new Date(delivery.attempted_at).toLocaleString()}</td>
-            <td>{delivery.event_type}</td>
-            <td>{delivery.attempt}</td>
-            <td>{delivery.status ?? delivery.error ?? ''}</td>
-            <td>{delivery.next_attempt_at ? new Date(delivery.next_attempt_at).toLocaleString() : ''}</td>
-            <td>
-              <button type="button" class="quiet" onClick={() => void again(delivery.event_id)}>
-                Deliver again
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </RecordTable>
   );
 }
 
@@ -184,48 +175,35 @@ export function Webhooks() {
       {webhooks === undefined ? (
         <p>Loading webhooks…</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Webhooks</caption>
-          <thead>
-            <tr>
-              <th scope="col">Receiver</th>
-              <th scope="col">Events</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <RecordTable caption="Webhooks" columns={['Receiver', 'Events', 'State']} actions>
+          {webhooks.map((webhook) => (
+            <tr key={webhook.webhook_id}>
+              <td>
+                {webhook.url}
+                {webhook.description && <div class="help">{webhook.description}</div>}
+              </td>
+              <td>{webhook.event_types?.join(', ') ?? 'every event'}</td>
+              <td>{webhook.enabled ? 'Enabled' : `Disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`}</td>
+              <td class="actions">
+                <button type="button" class="quiet" onClick={() => setOpen(open === webhook.webhook_id ? undefined : webhook.webhook_id)}>
+                  Deliveries to {webhook.url}
+                </button>
+                <button type="button" class="quiet" onClick={() => void act(webhook, webhook.enabled ? 'disable' : 'enable')}>
+                  {webhook.enabled ? 'Disable' : 'Enable'} {webhook.url}
+                </button>
+                <button type="button" class="quiet" onClick={() => void act(webhook, 'ping')}>
+                  Ping {webhook.url}
+                </button>
+                <button type="button" class="quiet" onClick={() => void act(webhook, 'rotate')}>
+                  Rotate the secret of {webhook.url}
+                </button>
+                <button type="button" class="quiet" onClick={() => void act(webhook, 'delete')}>
+                  Delete {webhook.url}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {webhooks.map((webhook) => (
-              <tr key={webhook.webhook_id}>
-                <td>
-                  {webhook.url}
-                  {webhook.description && <div class="help">{webhook.description}</div>}
-                </td>
-                <td>{webhook.event_types?.join(', ') ?? 'every event'}</td>
-                <td>{webhook.enabled ? 'Enabled' : `Disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`}</td>
-                <td class="actions">
-                  <button type="button" class="quiet" onClick={() => setOpen(open === webhook.webhook_id ? undefined : webhook.webhook_id)}>
-                    Deliveries to {webhook.url}
-                  </button>
-                  <button type="button" class="quiet" onClick={() => void act(webhook, webhook.enabled ? 'disable' : 'enable')}>
-                    {webhook.enabled ? 'Disable' : 'Enable'} {webhook.url}
-                  </button>
-                  <button type="button" class="quiet" onClick={() => void act(webhook, 'ping')}>
-                    Ping {webhook.url}
-                  </button>
-                  <button type="button" class="quiet" onClick={() => void act(webhook, 'rotate')}>
-                    Rotate the secret of {webhook.url}
-                  </button>
-                  <button type="button" class="quiet" onClick={() => void act(webhook, 'delete')}>
-                    Delete {webhook.url}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </RecordTable>
       )}
       {opened && <Deliveries webhook={opened} />}
     </section>
