@@ -14,6 +14,8 @@
  * the text (its browser build in the console, console/build.mjs).
  */
 import { parse } from 'csv-parse/sync';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ApiError, ClientFailure, WorkspaceClient } from 'workspace-user-api/client';
 
 export const IMPORT_COLUMNS = ['username', 'first_name', 'last_name', 'phone', 'organization', 'password', 'locked', 'disabled'] as const;
@@ -55,11 +57,14 @@ export function rowsOfCsv(text: string): ImportRow[] {
   return rows;
 }
 
-/** The Idempotency-Key of a row's create: the same for the same row, whichever run sends it. */
-export async function importKeyOf(targetUser: Record<string, unknown>): Promise<string> {
+/**
+ * The Idempotency-Key of a row's create: the same for the same row, whichever run sends it.
+ * The digest is @noble/hashes' SHA-256, not Web Crypto's: a browser gives `crypto.subtle` only
+ * to pages over TLS or on the machine itself, and the console imports over plain HTTP too.
+ */
+export function importKeyOf(targetUser: Record<string, unknown>): string {
   const { password: _password, ...asked } = targetUser;
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(asked)));
-  return `import-${Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  return `import-${bytesToHex(sha256(utf8ToBytes(JSON.stringify(asked))))}`;
 }
 
 function flag(value: string | undefined, column: string): boolean | undefined {
@@ -91,11 +96,6 @@ export async function importRows(
   rows: readonly ImportRow[],
   onRow: (outcome: RowOutcome, done: number) => void = () => {},
 ): Promise<ImportSummary> {
-  // Browsers give the digest of each row's key only to secure contexts: without it, no row could be sent twice safely.
-  if (typeof (globalThis.crypto as { subtle?: unknown } | undefined)?.subtle !== 'object')
-    throw new ImportFileError(
-      'this page cannot import: the browser gives the digest each row needs only to pages over TLS or on this machine',
-    );
   const summary: ImportSummary = { rows: rows.length, created: 0, alreadyCreated: 0, failed: [] };
   for (const [index, row] of rows.entries()) {
     const line = index + 2;
@@ -103,7 +103,7 @@ export async function importRows(
     let outcome: RowOutcome;
     try {
       const target_user = targetUserOf(row);
-      const result = await client.createUser({ target_user }, { idempotencyKey: await importKeyOf(target_user) });
+      const result = await client.createUser({ target_user }, { idempotencyKey: importKeyOf(target_user) });
       if (result.error) outcome = { line, username, outcome: 'failed', error: result.error };
       else if (result.response.headers.get('Idempotent-Replayed') === 'true') outcome = { line, username, outcome: 'already_created' };
       else outcome = { line, username, outcome: 'created' };
