@@ -95,6 +95,9 @@ export interface SeededEvents {
   credentials: SeededDatabase['credentials'];
 }
 
+/** How many users the seeded events are about. */
+const SEEDED_EVENT_USERS = 10_000;
+
 /**
  * Fills a SQLite database with `user.updated` events (and a key to read them):
  * the real migrations, then one bulk transaction. The events are the last
@@ -114,6 +117,9 @@ export async function seedAuditEvents(path: string, count: number, { webhookUrl 
     `insert into audit_events (event_id, position, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields, resource_version)
      values (?, ?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone', 2)`,
   );
+  // About SEEDED_EVENT_USERS users in turn, each event linked to the user's one before by the
+  // database's trigger (server/store/user-event-chains.ts), as the service's are.
+  const users = Array.from({ length: Math.min(count, SEEDED_EVENT_USERS) }, () => randomBytes(16).toString('hex'));
   const eventIds: string[] = [];
   const positions: number[] = [];
   const start = Date.now() - count * 10;
@@ -128,7 +134,7 @@ export async function seedAuditEvents(path: string, count: number, { webhookUrl 
         new Date(start + i * 10).toISOString(),
         key.record.api_key,
         randomBytes(8).toString('hex'),
-        randomBytes(16).toString('hex'),
+        users[i % users.length],
       );
     }
   })();

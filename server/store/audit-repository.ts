@@ -37,6 +37,7 @@ import type {
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
+import { type ChainFilter, headOf, walkChain } from './user-event-chains.js';
 
 /** What a change says about itself; the author and the time are added. */
 export interface ChangeRecord {
@@ -200,7 +201,10 @@ export class AuditWriter implements AuditTrail {
 }
 
 export class KyselyAuditRepository implements AuditRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly traits: Pick<DatabaseTraits, 'kind'>,
+  ) {}
 
   async feed({ after, since, types, resourceId, limit }: FeedQuery): Promise<FeedPage> {
     // The head first, then the events up to it. Positions are taken in the order of commit
@@ -232,21 +236,47 @@ export class KyselyAuditRepository implements AuditRepository {
     return Number(row?.head ?? 0);
   }
 
-  async list({ pageSize, after, targetUserId, actor, operation, since, until }: AuditQuery): Promise<AuditPage> {
-    let query = this.db.selectFrom('audit_events').selectAll();
-    if (targetUserId !== undefined) query = query.where('target_user_id', '=', targetUserId);
-    if (actor !== undefined) query = query.where('actor', '=', actor);
-    if (operation !== undefined) query = query.where('operation', '=', operation);
-    if (since !== undefined) query = query.where('time', '>=', since);
-    if (until !== undefined) query = query.where('time', '<', until);
-    if (after !== undefined) query = query.where('event_id', '<', after);
+  async list(query: AuditQuery): Promise<AuditPage> {
+    if (query.targetUserId !== undefined) return this.#listOfUser(query, query.targetUserId);
+    const { pageSize, after, actor, operation, since, until } = query;
+    let select = this.db.selectFrom('audit_events').selectAll();
+    if (actor !== undefined) select = select.where('actor', '=', actor);
+    if (operation !== undefined) select = select.where('operation', '=', operation);
+    if (since !== undefined) select = select.where('time', '>=', since);
+    if (until !== undefined) select = select.where('time', '<', until);
+    if (after !== undefined) select = select.where('event_id', '<', after);
     // One event more than the page tells whether older ones follow.
-    const rows = await query
+    const rows = await select
       .orderBy('event_id', 'desc')
       .limit(pageSize + 1)
       .execute();
-    const more = rows.length > pageSize;
-    return { events: (more ? rows.slice(0, pageSize) : rows).map(toEvent), more };
+    return page(rows, pageSize);
+  }
+
+  /**
+   * One user's events, newest first in the order they were committed, along the user's chain
+   * (user-event-chains.ts): from its head, or on from the event a cursor names.
+   */
+  async #listOfUser({ pageSize, after, actor, operation, since, until }: AuditQuery, userId: string): Promise<AuditPage> {
+    const filters: ChainFilter[] = [];
+    if (actor !== undefined) filters.push(sql<boolean>`actor = ${actor}`);
+    if (operation !== undefined) filters.push(sql<boolean>`operation = ${operation}`);
+    if (since !== undefined) filters.push(sql<boolean>`time >= ${since}`);
+    if (until !== undefined) filters.push(sql<boolean>`time < ${until}`);
+    let start = await headOf(this.traits.kind, this.db, userId);
+    if (after !== undefined) {
+      const cursor = await this.db
+        .selectFrom('audit_events')
+        .select(['target_user_id', 'previous_user_position'])
+        .where('event_id', '=', after)
+        .executeTakeFirst();
+      if (cursor?.target_user_id === userId)
+        start = cursor.previous_user_position === null ? undefined : Number(cursor.previous_user_position);
+      // A cursor from another listing, or an event pruned since: the user's events older than it.
+      else filters.push(sql<boolean>`event_id < ${after}`);
+    }
+    if (start === undefined) return { events: [], more: false };
+    return page(await walkChain(this.db, start, filters, pageSize + 1), pageSize);
   }
 
   async prune(before: string, limit: number): Promise<number> {
@@ -287,7 +317,13 @@ export function placedEvent(row: Row): PlacedChangeEvent {
   };
 }
 
-function toEvent({ position: _position, resource_version: _version, ...row }: Row): AuditEvent {
+/** A page of `pageSize` from rows read one beyond it, which tells whether older ones follow. */
+function page(rows: Row[], pageSize: number): AuditPage {
+  const more = rows.length > pageSize;
+  return { events: (more ? rows.slice(0, pageSize) : rows).map(toEvent), more };
+}
+
+function toEvent({ position: _position, resource_version: _version, previous_user_position: _previous, ...row }: Row): AuditEvent {
   return {
     ...row,
     operation: row.operation as AuditOperation,

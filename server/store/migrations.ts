@@ -425,6 +425,77 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('console_sessions_last_seen_idx').on('console_sessions').column('last_seen').execute();
     },
   },
+  '0018_user_event_chains': {
+    // A user's events are found by following a chain (user-event-chains.ts) instead of the
+    // index by user, which cost every write a page of its own (BENCHMARKS.md). Each event about
+    // a user names the position of the user's event before it; the newest one's position (the
+    // chain's head) is kept on the user's row on SQLite and in user_event_heads on PostgreSQL,
+    // and for a user without a row (deleted) in user_event_heads on both. Triggers link each
+    // event as it is inserted, whichever version of the service inserts it. The events already
+    // written are chained here in the order of their positions.
+    async up(db: AnyDatabase) {
+      const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+      const big = postgres ? 'bigint' : 'integer';
+      await db.schema.alterTable('audit_events').addColumn('previous_user_position', big).execute();
+      await sql`update audit_events set previous_user_position = chained.previous
+        from (select position, lag(position) over (partition by target_user_id order by position) as previous
+              from audit_events where target_user_id is not null) as chained
+        where chained.position = audit_events.position and chained.previous is not null`.execute(db);
+      await db.schema
+        .createTable('user_event_heads')
+        .addColumn('user_id', 'text', (c) => c.primaryKey())
+        .addColumn('position', big, (c) => c.notNull())
+        .execute();
+      const heads = db
+        .selectFrom('audit_events')
+        .select(['target_user_id', (eb) => eb.fn.max('position').as('position')])
+        .where('target_user_id', 'is not', null)
+        .groupBy('target_user_id');
+      if (postgres) {
+        await db.insertInto('user_event_heads').columns(['user_id', 'position']).expression(heads).execute();
+        // Before the row is written: the event takes the head as its previous and becomes the head.
+        await sql`create function audit_events_link_user() returns trigger language plpgsql as $$
+          begin
+            if new.target_user_id is not null then
+              select position into new.previous_user_position from user_event_heads where user_id = new.target_user_id;
+              insert into user_event_heads (user_id, position) values (new.target_user_id, new.position)
+                on conflict (user_id) do update set position = excluded.position;
+            end if;
+            return new;
+          end $$`.execute(db);
+        await sql`create trigger audit_events_link_user before insert on audit_events
+          for each row execute function audit_events_link_user()`.execute(db);
+      } else {
+        await db.schema.alterTable('users').addColumn('last_event_position', 'integer').execute();
+        await sql`update users set last_event_position = heads.position from (${heads}) as heads
+          where heads.target_user_id = users.user_id`.execute(db);
+        await db
+          .insertInto('user_event_heads')
+          .columns(['user_id', 'position'])
+          .expression(heads.where('target_user_id', 'not in', db.selectFrom('users').select('user_id')))
+          .execute();
+        // SQLite's triggers cannot change the row being inserted: the event is linked just after.
+        await sql`create trigger audit_events_link_user after insert on audit_events when new.target_user_id is not null
+          begin
+            update audit_events set previous_user_position = coalesce(
+                (select last_event_position from users where user_id = new.target_user_id),
+                (select position from user_event_heads where user_id = new.target_user_id))
+              where rowid = new.rowid;
+            update users set last_event_position = new.position where user_id = new.target_user_id;
+            -- changes(): the rows the update above changed, none where the user has no row.
+            insert into user_event_heads (user_id, position) select new.target_user_id, new.position where changes() = 0
+              on conflict (user_id) do update set position = excluded.position;
+          end`.execute(db);
+        // A user's row goes, its chain's head stays: a deleted user's history is still found.
+        await sql`create trigger users_keep_event_head after delete on users when old.last_event_position is not null
+          begin
+            insert into user_event_heads (user_id, position) values (old.user_id, old.last_event_position)
+              on conflict (user_id) do update set position = excluded.position;
+          end`.execute(db);
+      }
+      await db.schema.dropIndex('audit_events_target_user_idx').execute();
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

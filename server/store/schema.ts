@@ -19,6 +19,16 @@ export interface Database {
   password_history: PasswordHistoryTable;
   idempotency_keys: IdempotencyKeysTable;
   console_sessions: ConsoleSessionsTable;
+  user_event_heads: UserEventHeadsTable;
+}
+
+/**
+ * The position of a user's newest event, for users whose row does not hold it: every user on
+ * PostgreSQL, deleted users on SQLite (migration 0018; user-event-chains.ts).
+ */
+export interface UserEventHeadsTable {
+  user_id: string;
+  position: number | string;
 }
 
 /** The web console's sessions (server/console/sessions.ts). */
@@ -93,6 +103,8 @@ export interface AuditEventsTable {
   resource_version: number | null;
   /** The webhook made, changed or deleted (migration 0010). */
   target_webhook_id: string | null;
+  /** The position of the event before it about the same user, if any (migration 0018; user-event-chains.ts). */
+  previous_user_position: number | string | null;
 }
 
 /** A receiver of change events (migration 0010). */
@@ -172,6 +184,8 @@ export interface UsersTable {
   external_id_key: string | null;
   /** SCIM's `emails`, as JSON text (migration 0007). */
   emails: Generated<string>;
+  /** SQLite only: the position of the user's newest event (migration 0018; user-event-chains.ts). */
+  last_event_position?: number | null;
 }
 
 export interface GroupsTable {

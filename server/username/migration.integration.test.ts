@@ -37,6 +37,14 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
         values (${id}, ${username}, '', '', '', '', ${bool}, ${bool}, ${new Date().toISOString()})`);
     }
     // Back to before 0003: the tables of 0003 and of every later migration go, and their records.
+    if (TEST_STORE === 'postgres') {
+      await inspection.execute(sql`drop function audit_events_link_user() cascade`);
+    } else {
+      await inspection.execute(sql`drop trigger audit_events_link_user`);
+      await inspection.execute(sql`drop trigger users_keep_event_head`);
+      await inspection.execute(sql`alter table users drop column last_event_position`);
+    }
+    await inspection.execute(sql`drop table user_event_heads`);
     await inspection.execute(sql`drop table username_reports`);
     await inspection.execute(sql`drop table password_history`);
     await inspection.execute(sql`drop table idempotency_keys`);

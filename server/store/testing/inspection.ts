@@ -39,6 +39,7 @@ export const TABLE_KEY_COLUMNS: Record<TableName, string[]> = {
   password_history: ['user_id', 'set_at'],
   idempotency_keys: ['api_key', 'idempotency_key'],
   console_sessions: ['token_digest'],
+  user_event_heads: ['user_id'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {

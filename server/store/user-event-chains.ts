@@ -1,0 +1,70 @@
+/**
+ * Each user's events, newest to oldest, found without an index by user.
+ *
+ * An index on audit_events by user put every write's entry on a random page of
+ * the index (users change in no particular order), and as each commit is on
+ * disk before its answer, that page was written with it: on SQLite the largest
+ * part of what the audit trail cost a write (BENCHMARKS.md, issue 43). Instead
+ * each event about a user names the position of the user's event before it
+ * (`previous_user_position`), and the position of the newest one, the chain's
+ * head, is kept where the write goes anyway:
+ *
+ * - On SQLite on the user's own row, which the change has just written, so its
+ *   page is in the commit already; a user without a row (deleted) has it in
+ *   user_event_heads.
+ * - On PostgreSQL in user_event_heads, for every user: written while the change
+ *   feed's sequencer is held (audit-repository.ts), where locking the user's row
+ *   could deadlock with a transaction that updated the user and then waits for
+ *   the sequencer.
+ *
+ * Like an index, the chains are kept by the database: triggers made by migration
+ * 0018 link each event as it is inserted (by any writer: an instance of the
+ * version before it, during a rolling upgrade, too) and, on SQLite, move a
+ * deleted user's head off the row. Here they are read.
+ *
+ * A chain is walked from its head, a lookup by position at each step, and a page
+ * stops the walk once it is full: both databases evaluate a recursive query only
+ * as far as its reader reads.
+ */
+import { type RawBuilder, type Selectable, sql } from 'kysely';
+import type { DatabaseTraits, Db } from './database-traits.js';
+import type { AuditEventsTable } from './schema.js';
+
+/** The position of the user's newest event, if the user has any. */
+export async function headOf(kind: DatabaseTraits['kind'], db: Db, userId: string): Promise<number | undefined> {
+  const kept = db.selectFrom('user_event_heads').select('position').where('user_id', '=', userId);
+  const row = await (
+    kind === 'postgres'
+      ? kept
+      : // The row's head is the newer one: it is written while the row exists, the other once it is gone.
+        db.selectNoFrom((eb) =>
+          eb.fn.coalesce(eb.selectFrom('users').select('last_event_position').where('user_id', '=', userId), kept).as('position'),
+        )
+  ).executeTakeFirst();
+  return row?.position === null || row?.position === undefined ? undefined : Number(row.position);
+}
+
+/** What a walk keeps of the events it passes: each a condition on the event's columns. */
+export type ChainFilter = RawBuilder<boolean>;
+
+/**
+ * A user's events from the one at `start` back along the chain, newest first, those that
+ * pass every filter, at most `limit`. Each step goes to a smaller position, so a walk ends
+ * even over rows edited by hand.
+ */
+export async function walkChain(
+  db: Db,
+  start: number,
+  filters: readonly ChainFilter[],
+  limit: number,
+): Promise<Selectable<AuditEventsTable>[]> {
+  const kept = filters.length === 0 ? sql`1 = 1` : sql.join(filters, sql` and `);
+  const { rows } = await sql<Selectable<AuditEventsTable>>`with recursive chain as (
+      select * from audit_events where position = ${start}
+      union all
+      select audit_events.* from chain join audit_events
+        on audit_events.position = chain.previous_user_position and audit_events.position < chain.position
+    )
+    select * from chain where ${kept} limit ${limit}`.execute(db);
+  return rows;
+}
