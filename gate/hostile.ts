@@ -1,7 +1,7 @@
 /**
  * The hostile-input corpus: requests an attacker would send rather than ones
  * a schema describes. Odd encodings and charsets, bytes that are not UTF-8,
- * unpaired surrogates, look-alike and invisible characters in usernames,
+ * unpaired surrogates, U+0000, look-alike and invisible characters in usernames,
  * secrets in the query string and headers, other spellings of paths, request
  * smuggling headers, duplicate lengths, a declared length far over the limit,
  * deep nesting and very long header lines; and for SCIM, wrong bearer tokens,
@@ -111,6 +111,16 @@ function workspaceCorpus(target: GateTarget, existingUsername: string): HostileC
     ),
   );
   add('an unpaired surrogate escape', post('/api/public/create_user', createUser('lone').replace('lone', 'lone\\ud800')));
+  add(
+    'U+0000 in a first name, which PostgreSQL cannot store',
+    post(
+      '/api/public/create_user',
+      JSON.stringify({ api_key, api_key_secret, target_user: { username: 'nul@example.com', first_name: 'Nul' } }).replace(
+        '"Nul"',
+        '"Nul\\u0000"',
+      ),
+    ),
+  );
   add(
     'JSON nested 10,000 deep',
     post(
@@ -269,6 +279,7 @@ function scimCorpus(target: GateTarget, existing: { username: string; user_id: s
   add('a filter opening 1,000 parentheses', send('GET', filter(`${'('.repeat(1_000)}userName eq "x"`), '', bearer));
   add('a filter naming an object internal', send('GET', filter('__proto__ pr'), '', bearer));
   add('a filter within a value filter', send('GET', filter('emails[type eq "work"][value eq "x"]'), '', bearer));
+  add('a filter comparing with U+0000', send('GET', filter('userName eq "x\u0000"'), '', bearer));
 
   // PATCHes that would reach JavaScript's objects, or names that would impersonate.
   add('a PATCH path into Object.prototype', patch(`[{"op":"add","path":"__proto__.polluted","value":"yes"}]`));

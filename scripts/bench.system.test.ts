@@ -37,6 +37,7 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
       'memory_rss_floor_growth_mb',
       'audit_trail_ratio',
       'get_audit_events_p99_ms_one_connection',
+      'get_audit_events_of_user_p99_ms',
       'commit_to_receipt_p50_ms',
       'commit_to_receipt_p99_ms',
       'drain_deliveries_per_second',
@@ -48,7 +49,7 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
     }
     assert.ok(figures.baseline_rps > 0 && figures.update_user_rps > 0);
     assert.equal(figures.errors, 0, 'no request failed');
-    assert.equal(figures.scenarios.length, 15);
+    assert.equal(figures.scenarios.length, 16);
     assert.equal(figures.drain_delivered, figures.drain_events + 2, 'the backlog, and the key and webhook made before it, all delivered');
     assert.ok(figures.commit_to_receipt_received >= figures.commit_to_receipt_writes * 0.9, 'the steady writes delivered');
     assert.deepEqual(

@@ -137,6 +137,8 @@ async function main(): Promise<void> {
   for (const store of ['sqlite', 'postgres'] as const) {
     const onStore = files.filter((file) => storesOf(file).includes(store));
     process.stdout.write(`\n== ${tier} tests on ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${onStore.length} files\n`);
+    // node --test given no file runs every test file it finds: a store with none here is skipped.
+    if (onStore.length === 0) continue;
     const { status, totals } = await (store === 'sqlite'
       ? run(process.execPath, [...nodeTest, ...onStore])
       : run(process.execPath, [

@@ -25,7 +25,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { DEFAULT_IDEMPOTENCY_KEY_HOURS, idempotencyClaimOf, IdempotentRequests } from './http/idempotency.js';
 import type { RefusalAnswer } from './http/lifecycle.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
-import { jsonBody, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
+import { jsonBody, refuseNulInUrl, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
@@ -114,8 +114,9 @@ export function createApp({
   app.use(compressedAnswers());
   // Before everything that could refuse a preflight: a browser sends it without credentials or a body.
   if (corsOrigins.length > 0) app.use(crossOriginAccess(corsOrigins));
-  // 1. Body parser with a limit, refusing what it cannot read faithfully (request-body.ts).
+  // 1. Body parser with a limit, refusing what it cannot read faithfully, and U+0000 in the URL too (request-body.ts).
   app.use(
+    refuseNulInUrl,
     refuseUnreadableBody(BODY_LIMIT_BYTES),
     refuseOverlongStream(BODY_LIMIT_BYTES, answerInItsProtocol),
     ...jsonBody(BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT),

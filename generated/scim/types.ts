@@ -520,7 +520,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description A request the service cannot run, and `scimType` says why: `invalidFilter` (a filter it cannot parse or run), `invalidValue` (a value an attribute does not take: a username the profile refuses, a password the policy refuses, an unknown member), `invalidSyntax` (a body that is not JSON, or that the contract refuses for its shape; a body the contract accepts is never refused so), `invalidPath` (a PATCH path it cannot read), `noTarget` (a PATCH `remove` of nothing), `mutability` (a change to what the service sets, such as `id`). */
+        /** @description A request the service cannot run, and `scimType` says why: `invalidFilter` (a filter it cannot parse or run), `invalidValue` (a value an attribute does not take: a username the profile refuses, a password the policy refuses, an unknown member), `invalidSyntax` (a body that is not JSON or not text — not UTF-8, an unpaired surrogate, U+0000 in a string or as `%00` in the URL — or that the contract refuses for its shape; a body the contract accepts, in text, is never refused so), `invalidPath` (a PATCH path it cannot read), `noTarget` (a PATCH `remove` of nothing), `mutability` (a change to what the service sets, such as `id`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -1852,7 +1852,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Error"];
             };
         };
-        /** @description The body does not match the contract (malformed JSON, JSON nested more than 64 arrays or objects deep, bytes that are not UTF-8, a string with an unpaired surrogate escape, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. */
+        /** @description The body does not match the contract (malformed JSON, JSON nested more than 64 arrays or objects deep, bytes that are not UTF-8, a string with an unpaired surrogate escape or with U+0000, a wrong type, a missing or unknown field), or credentials both in the `Authorization` header and in the body that are not the same. U+0000 is refused wherever a string is taken, and as `%00` in a URL: not every store can keep it, and each answers alike. */
         InvalidRequest: {
             headers: {
                 [name: string]: unknown;

@@ -92,6 +92,8 @@ export interface SeededEvents {
   eventIds: string[];
   /** Their places in the change log (get_events' cursors name them), in the same order. */
   positions: number[];
+  /** The users the events are about (none of them has a row). */
+  userIds: string[];
   credentials: SeededDatabase['credentials'];
 }
 
@@ -139,5 +141,5 @@ export async function seedAuditEvents(path: string, count: number, { webhookUrl 
     }
   })();
   database.close();
-  return { eventIds, positions, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
+  return { eventIds, positions, userIds: users, credentials: { api_key: key.record.api_key, api_key_secret: key.secret } };
 }

@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { BODY_LIMIT_BYTES, JSON_DEPTH_LIMIT } from '../../lib/contract/operations.js';
 import { rawRequest } from '../../lib/testing/raw-http.js';
 import { type Answer, startTestService, type TestService } from '../testing/service.js';
+import { bearerToken } from '../testing/scim-client.js';
 
 function assertError(answer: Answer, status: number, code: string): void {
   assert.equal(answer.status, status, answer.text);
@@ -128,6 +129,53 @@ describe('hostile input', () => {
       }
       assert.equal(await snapshot(service), before);
       assert.equal((await service.callAsAdmin('get_groups')).status, 200, 'a UTF-8 body with a charset parameter still works');
+    });
+
+    it('400 for U+0000 in a string, a key or the URL, which PostgreSQL cannot store, on both doors; a backslash before u0000 is text', async () => {
+      const user = await service.createUser({ first_name: 'Intact' });
+      const before = await snapshot(service);
+      const update = (target_user: object) => JSON.stringify({ ...service.admin, target_user: { user_id: user.user_id, ...target_user } });
+      for (const body of [
+        update({ first_name: 'Nul\u0000here' }),
+        update({ organization: '\u0000' }),
+        update({}).replace('"api_key"', '"api_\\u0000key"'),
+      ]) {
+        const answer = await service.request('/api/public/update_user', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        });
+        assertError(answer, 400, 'invalid_request');
+        assert.match(answer.body.error_message, /U\+0000/);
+      }
+      assert.equal(await snapshot(service), before);
+      const backslash = await service.callAsAdmin('update_user', { target_user: { user_id: user.user_id, last_name: 'a\\u0000b' } });
+      assert.equal(backslash.status, 200, backslash.text);
+      assert.equal(backslash.body.user.last_name, 'a\\u0000b', 'six characters of text, kept as sent');
+      const beforeScim = await snapshot(service);
+
+      const scim = (path: string, init: RequestInit = {}) =>
+        service.request(`/scim/v2${path}`, {
+          ...init,
+          headers: { Authorization: bearerToken(service.admin), 'Content-Type': 'application/scim+json', ...init.headers },
+        });
+      for (const answer of [
+        await scim(`/Users/${user.user_id}%00`),
+        await scim(`/Users?filter=${encodeURIComponent('userName eq "a\u0000"')}`),
+        await scim('/Users', {
+          method: 'POST',
+          body: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: 'nul@example.com',
+            externalId: 'ext\u0000',
+          }),
+        }),
+      ]) {
+        assert.equal(answer.status, 400, answer.text);
+        assert.equal(answer.body.scimType, 'invalidSyntax', answer.text);
+        assert.match(answer.body.detail, /U\+0000/);
+      }
+      assert.equal(await snapshot(service), beforeScim);
     });
 
     it('413 at once for a declared Content-Length over the limit, without reading the body, and closes the connection', async () => {

@@ -7,7 +7,10 @@
  *   - bytes that are not UTF-8: 400, where the decoder would have put U+FFFD
  *     in their place and stored a changed value without a word;
  *   - strings holding an unpaired surrogate (`"\ud800"`, valid JSON but not
- *     Unicode text): 400, where the stores would each replace it in their own way.
+ *     Unicode text): 400, where the stores would each replace it in their own way;
+ *   - strings holding U+0000 (`"\u0000"`), in the body or escaped in the URL
+ *     (`%00`): 400. PostgreSQL cannot store it (SQLite can): refused on both, a
+ *     request is answered the same whichever store is behind the service.
  *   - a body with no declared length (chunked) that grows past the limit: 413
  *     as soon as it does, and the connection closed (refuseOverlongStream).
  * An answer sent before the body was read closes the connection (error-handler.ts),
@@ -67,36 +70,52 @@ export function refuseOverlongStream(limitBytes: number, answer: ErrorRequestHan
   };
 }
 
-const notText = () => unreadable('the body holds a string with an unpaired surrogate (\\uD800–\\uDFFF), which is not text');
+const unpairedSurrogate = () => unreadable('the body holds a string with an unpaired surrogate (\\uD800–\\uDFFF), which is not text');
+const nulInBody = () => unreadable('the body holds a string with U+0000 (\\u0000), which the service does not store');
 
 /**
- * A body whose raw text escapes a surrogate (`\\uD800`–`\\uDFFF`): only such a body
- * can parse into a string that is not well-formed Unicode, since its bytes
- * are valid UTF-8 already. Marked while reading, so that only it is walked
- * after parsing (a reviver on every body cost update_user a tenth of its speed).
+ * A body whose raw text escapes a surrogate (`\\uD800`–`\\uDFFF`) or U+0000: only such a
+ * body can parse into a string that is not well-formed Unicode or holds U+0000, since its
+ * bytes are valid UTF-8 already and JSON has U+0000 only as an escape. Marked while reading,
+ * so that only it is walked after parsing (a reviver on every body cost update_user a tenth
+ * of its speed).
  */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-const ESCAPES_SURROGATE = Symbol('the body escapes a surrogate');
-type MarkedRequest = IncomingMessage & { [ESCAPES_SURROGATE]?: true };
+const SUSPECT_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
+const SUSPECT = Symbol('the body escapes a surrogate or U+0000');
+type MarkedRequest = IncomingMessage & { [SUSPECT]?: true };
 
-/** Whether every key and string in a parsed JSON value is well-formed Unicode; a walk with a stack of its own, not the call stack. */
-function isWellFormedText(value: unknown): boolean {
+/** What makes a parsed JSON value's keys and strings other than text the service stores, if anything; a walk with a stack of its own, not the call stack. */
+function notStorableText(value: unknown): ServiceError | undefined {
   const pending: unknown[] = [value];
+  const check = (text: string) => (!text.isWellFormed() ? unpairedSurrogate() : text.includes('\0') ? nulInBody() : undefined);
   while (pending.length > 0) {
     const current = pending.pop();
     if (typeof current === 'string') {
-      if (!current.isWellFormed()) return false;
+      const refusal = check(current);
+      if (refusal) return refusal;
     } else if (Array.isArray(current)) {
       pending.push(...(current as unknown[]));
     } else if (current !== null && typeof current === 'object') {
       for (const [key, member] of Object.entries(current)) {
-        if (!key.isWellFormed()) return false;
+        const refusal = check(key);
+        if (refusal) return refusal;
         pending.push(member);
       }
     }
   }
-  return true;
+  return undefined;
 }
+
+/**
+ * Refuses a URL that escapes U+0000 (`%00`) in its path or query: a SCIM id or filter
+ * holding it would reach the database (the other bytes a URL cannot hold, Node's parser
+ * refuses before any route).
+ */
+export const refuseNulInUrl: RequestHandler = (req, _res, next) => {
+  if (!/%00/i.test(req.originalUrl)) return void next();
+  const message = 'the URL holds U+0000 (%00), which the service does not store';
+  next(new ServiceError(400, 'invalid_request', `Invalid request: ${message}`, [{ path: '/url', message }]));
+};
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -140,9 +159,9 @@ export function jsonBody(limitBytes: number, depthLimit: number): RequestHandler
         // A body shorter than the limit cannot nest past it.
         if (body.length > depthLimit && nestsDeeperThan(body, depthLimit))
           throw unreadable(`the JSON is nested more than ${depthLimit} deep`);
-        if (body.includes('\\u') && SURROGATE_ESCAPE.test(body.toString('latin1'))) (req as MarkedRequest)[ESCAPES_SURROGATE] = true;
+        if (body.includes('\\u') && SUSPECT_ESCAPE.test(body.toString('latin1'))) (req as MarkedRequest)[SUSPECT] = true;
       },
     }),
-    (req, _res, next) => next((req as MarkedRequest)[ESCAPES_SURROGATE] && !isWellFormedText(req.body) ? notText() : undefined),
+    (req, _res, next) => next((req as MarkedRequest)[SUSPECT] ? notStorableText(req.body) : undefined),
   ];
 }
