@@ -29,15 +29,29 @@ export function readContract(name: ContractName): OpenApiDocument {
 }
 
 /**
+ * Where each reference object leads, once found. A reference object is part of the one
+ * document it is in, and the documents are read-only and shared (readContract); the server
+ * follows the same references for every request (declared-fields.ts), where splitting and
+ * walking each path again cost several microseconds a request.
+ */
+const followed = new WeakMap<object, unknown>();
+
+/**
  * Follows a local reference (`#/components/<kind>/<name>`, as the bundler
  * writes every one) until it reaches an object that is not a reference.
  * Anything else comes back as it is.
  */
 export function resolveReference<T = OpenApiDocument>(document: OpenApiDocument, value: T | { $ref: string } | undefined): T | undefined {
+  if (typeof (value as { $ref?: unknown } | undefined)?.$ref !== 'string') return value as T | undefined;
+  const reference = value as { $ref: string };
+  if (followed.has(reference)) return followed.get(reference) as T;
   let current: unknown = value;
   for (let hops = 0; hops < 64; hops++) {
     const ref = (current as { $ref?: unknown } | undefined)?.$ref;
-    if (typeof ref !== 'string') return current as T | undefined;
+    if (typeof ref !== 'string') {
+      followed.set(reference, current);
+      return current as T | undefined;
+    }
     if (!ref.startsWith('#/')) throw new Error(`the contract has a reference that is not local: ${ref}`);
     current = ref
       .slice(2)
