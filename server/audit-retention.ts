@@ -2,7 +2,8 @@
  * Keeps the audit trail to AUDIT_RETENTION_DAYS: in the background, now and
  * then, it deletes the oldest events past that age in small batches, yielding
  * between batches, so that pruning a large backlog never holds up a request.
- * The same pass deletes the Idempotency-Keys past their time (IDEMPOTENCY_KEY_HOURS).
+ * The same pass deletes the heads of users' event chains left with no event
+ * (user-event-chains.ts), and the Idempotency-Keys past their time (IDEMPOTENCY_KEY_HOURS).
  * Several instances on one PostgreSQL database may all prune: a batch deletes
  * what is still there.
  */
@@ -44,7 +45,18 @@ export function startAuditRetention(
         if (deleted < batch) break;
         await nextTurn();
       }
-      if (pruned > 0) logger.info({ pruned, before }, 'audit events past AUDIT_RETENTION_DAYS deleted');
+      if (pruned > 0) {
+        // The chains of users whose events are all gone now lead nowhere: their heads go too.
+        let heads = 0;
+        let after: string | undefined;
+        do {
+          const swept = await store.audit.pruneChainHeads(after, batch);
+          heads += swept.deleted;
+          after = swept.next;
+          await nextTurn();
+        } while (after !== undefined);
+        logger.info({ pruned, heads, before }, 'audit events past AUDIT_RETENTION_DAYS deleted');
+      }
       // Expired keys are ignored already; deleting them only keeps the table small.
       while ((await store.idempotency.prune(now().toISOString(), batch)) === batch) await nextTurn();
       return pruned;

@@ -14,7 +14,9 @@
  * out by a single sequencer: a transaction-scoped advisory lock taken before a
  * transaction's first event, held until it commits, so that positions are
  * taken in the order transactions commit. SQLite has a single writer already,
- * and numbers each event after the last one in the same write.
+ * and numbers each event after the last one in the same write, or after the
+ * last one the retention deleted (audit_positions), whichever is greater: a
+ * position is never taken twice, even once every event is deleted.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
@@ -37,7 +39,7 @@ import type {
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
-import { type ChainFilter, headOf, walkChain } from './user-event-chains.js';
+import { type ChainFilter, headOf, pruneDeadHeads, walkChain } from './user-event-chains.js';
 
 /** What a change says about itself; the author and the time are added. */
 export interface ChangeRecord {
@@ -68,6 +70,13 @@ export interface AuditTrail {
   recordAll(db: Db, by: ChangeAuthor, changes: readonly ChangeRecord[]): Promise<void>;
 }
 
+/**
+ * SQLite: the position of the last event written or deleted (migration 0019): numbering from
+ * the events left would take again, once the retention has deleted the newest, positions that
+ * a follower's cursor, the webhook dispatcher's place or a user's chain still name.
+ */
+const LAST_POSITION = sql<number>`(select max(coalesce(max(position), 0), coalesce((select last_pruned from audit_positions where id = 1), 0)) from audit_events)`;
+
 /** Events written by one statement: a group's 1,000 members in two, within both databases' limits on parameters. */
 const EVENTS_PER_INSERT = 500;
 
@@ -83,7 +92,7 @@ export class AuditWriter implements AuditTrail {
     private readonly traits: Pick<DatabaseTraits, 'kind'>,
   ) {
     // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last.
-    const position = traits.kind === 'postgres' ? undefined : sql<number>`(select coalesce(max(position), 0) + 1 from audit_events)`;
+    const position = traits.kind === 'postgres' ? undefined : sql<number>`${LAST_POSITION} + 1`;
     this.#insert = queryTemplate(
       12,
       (
@@ -166,17 +175,7 @@ export class AuditWriter implements AuditTrail {
     if (changes.length <= 1) return changes[0] && this.record(db, by, changes[0]);
     await this.#sequence(db, by);
     // SQLite numbers them after the last event itself; a subquery per row would be read once for the whole statement.
-    let last =
-      this.traits.kind === 'postgres'
-        ? 0
-        : Number(
-            (
-              await db
-                .selectFrom('audit_events')
-                .select((eb) => eb.fn.max('position').as('last'))
-                .executeTakeFirst()
-            )?.last ?? 0,
-          );
+    let last = this.traits.kind === 'postgres' ? 0 : (await db.selectNoFrom(LAST_POSITION.as('last')).executeTakeFirstOrThrow()).last;
     for (let start = 0; start < changes.length; start += EVENTS_PER_INSERT) {
       const rows = changes.slice(start, start + EVENTS_PER_INSERT).map((change) => ({
         ...(this.traits.kind === 'postgres' ? {} : { position: ++last }),
@@ -276,13 +275,30 @@ export class KyselyAuditRepository implements AuditRepository {
       else filters.push(sql<boolean>`event_id < ${after}`);
     }
     if (start === undefined) return { events: [], more: false };
-    return page(await walkChain(this.db, start, filters, pageSize + 1), pageSize);
+    return page(await walkChain(this.db, userId, start, filters, pageSize + 1), pageSize);
   }
 
   async prune(before: string, limit: number): Promise<number> {
-    const oldest = this.db.selectFrom('audit_events').select('event_id').where('time', '<', before).orderBy('time').limit(limit);
-    const result = await this.db.deleteFrom('audit_events').where('event_id', 'in', oldest).executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return this.db.transaction().execute(async (trx) => {
+      const oldest = await trx
+        .selectFrom('audit_events')
+        .select(['event_id', 'position'])
+        .where('time', '<', before)
+        .orderBy('time')
+        .limit(limit)
+        .execute();
+      if (oldest.length === 0) return 0;
+      // Noted with the deletion: SQLite numbers new events after it (LAST_POSITION).
+      const last = Math.max(...oldest.map((row) => Number(row.position)));
+      await trx.updateTable('audit_positions').set({ last_pruned: last }).where('id', '=', 1).where('last_pruned', '<', last).execute();
+      const ids = oldest.map((row) => row.event_id);
+      const result = await trx.deleteFrom('audit_events').where('event_id', 'in', ids).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+  }
+
+  pruneChainHeads(after: string | undefined, limit: number): Promise<{ next: string | undefined; deleted: number }> {
+    return pruneDeadHeads(this.db, after, limit);
   }
 }
 

@@ -496,6 +496,31 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropIndex('audit_events_target_user_idx').execute();
     },
   },
+  '0019_audit_positions': {
+    // The largest position of an event the retention deleted: on SQLite a new event's position
+    // is the next after every event there is and every event there was (audit-repository.ts),
+    // so that emptying the trail does not number new events from 1 again under the feed's
+    // cursors, the webhook dispatcher's place and the users' chains. PostgreSQL's sequence
+    // never goes back; the table is on both so that the schema is. It starts at the largest
+    // position anything still names: a trail emptied before this migration has left its last
+    // position in the dispatcher's place and the chains' heads.
+    async up(db: AnyDatabase) {
+      const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+      await db.schema
+        .createTable('audit_positions')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('last_pruned', postgres ? 'bigint' : 'integer', (c) => c.notNull())
+        .execute();
+      const named = [
+        sql`select max(position) as position from audit_events`,
+        sql`select position from webhook_dispatch`,
+        sql`select max(position) from user_event_heads`,
+        ...(postgres ? [] : [sql`select max(last_event_position) from users`]),
+      ];
+      await sql`insert into audit_positions (id, last_pruned)
+        select 1, coalesce(max(position), 0) from (${sql.join(named, sql` union all `)}) as named`.execute(db);
+    },
+  },
 };
 
 /** Every migration, in the order they apply. */

@@ -170,6 +170,11 @@ export interface AuditRepository {
   head(): Promise<number>;
   /** Deletes up to `limit` of the oldest events older than `before`; returns how many. */
   prune(before: string, limit: number): Promise<number>;
+  /**
+   * Deletes the heads of users' chains whose events are all deleted, looking at up to `limit`
+   * after the user id `after`; resolves with the last user id looked at (none once past the last).
+   */
+  pruneChainHeads(after: string | undefined, limit: number): Promise<{ next: string | undefined; deleted: number }>;
 }
 
 /** Webhooks, and the deliveries of change events to them (docs/events.md). */

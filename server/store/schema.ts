@@ -20,6 +20,13 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   console_sessions: ConsoleSessionsTable;
   user_event_heads: UserEventHeadsTable;
+  audit_positions: AuditPositionsTable;
+}
+
+/** One row (id 1): the largest position of an event the retention deleted (migration 0019; audit-repository.ts). */
+export interface AuditPositionsTable {
+  id: number;
+  last_pruned: number | string;
 }
 
 /**

@@ -175,6 +175,32 @@ describe(`each user's events along a chain (${TEST_STORE})`, () => {
     }
   });
 
+  it('stays with its user where a head or a link names another user’s event', async () => {
+    // As a trail emptied by its retention left it before migration 0019: positions numbered from 1 again.
+    const [erin, frank] = [newUserRecord(), newUserRecord()];
+    // Frank's events before Erin's, as a renumbered trail's older events would be.
+    for (const user of [frank, erin]) {
+      await store.users.create(user, TEST_SETUP);
+      await store.users.update(user.user_id, { first_name: 'Again' }, TEST_SETUP);
+    }
+    const positions = async (userId: string) =>
+      (
+        await inspection.execute(
+          sql<{ position: number | string }>`select position from audit_events where target_user_id = ${userId} order by position desc`,
+        )
+      ).map((row) => Number(row.position));
+    const [erinsNewest] = await positions(erin.user_id);
+    const [franksNewest, franksFirst] = await positions(frank.user_id);
+    await inspection.execute(sql`update audit_events set previous_user_position = ${franksFirst} where position = ${erinsNewest}`);
+    assert.deepEqual(operations(await store.audit.list({ pageSize: 10, targetUserId: erin.user_id })), ['updateUser']);
+    await inspection.execute(
+      TEST_STORE === 'sqlite'
+        ? sql`update users set last_event_position = ${franksNewest} where user_id = ${erin.user_id}`
+        : sql`update user_event_heads set position = ${franksNewest} where user_id = ${erin.user_id}`,
+    );
+    assert.deepEqual(await store.audit.list({ pageSize: 10, targetUserId: erin.user_id }), { events: [], more: false });
+  });
+
   it('migration 0018 chains the events written before it and drops the index by user', async () => {
     const own = await createTestDatabase();
     const before = await openInspectedStore(own.url);
@@ -183,8 +209,10 @@ describe(`each user's events along a chain (${TEST_STORE})`, () => {
     try {
       written = await writeHistory(before.store);
       expected = await pages(before.store, written.ada.user_id, 3);
-      // Back to before 0018: no chains, no heads, the index by user.
+      // Back to before 0018: no chains, no heads, the index by user (and nothing of 0019).
       const undo = (statement: RawBuilder<unknown>) => before.inspection.execute(statement);
+      await undo(sql`drop table audit_positions`);
+      await undo(sql`delete from kysely_migration where name = '0019_audit_positions'`);
       if (TEST_STORE === 'postgres') {
         await undo(sql`drop trigger audit_events_link_user on audit_events`);
         await undo(sql`drop function audit_events_link_user()`);

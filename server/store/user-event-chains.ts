@@ -50,21 +50,57 @@ export type ChainFilter = RawBuilder<boolean>;
 /**
  * A user's events from the one at `start` back along the chain, newest first, those that
  * pass every filter, at most `limit`. Each step goes to a smaller position, so a walk ends
- * even over rows edited by hand.
+ * even over rows edited by hand, and stays with the user: a database whose positions were
+ * once numbered again (before migration 0019, a trail emptied by its retention started again
+ * from 1) may have a head or a link that names another user's event, where the walk stops.
  */
 export async function walkChain(
   db: Db,
+  userId: string,
   start: number,
   filters: readonly ChainFilter[],
   limit: number,
 ): Promise<Selectable<AuditEventsTable>[]> {
   const kept = filters.length === 0 ? sql`1 = 1` : sql.join(filters, sql` and `);
   const { rows } = await sql<Selectable<AuditEventsTable>>`with recursive chain as (
-      select * from audit_events where position = ${start}
+      select * from audit_events where position = ${start} and target_user_id = ${userId}
       union all
       select audit_events.* from chain join audit_events
         on audit_events.position = chain.previous_user_position and audit_events.position < chain.position
+        and audit_events.target_user_id = chain.target_user_id
     )
     select * from chain where ${kept} limit ${limit}`.execute(db);
   return rows;
+}
+
+/**
+ * Deletes the heads, among up to `limit` of them after `after` in the order of user ids, whose
+ * event the retention has deleted: their chains have nothing left to walk. A user deleted long
+ * ago would otherwise keep a head for ever. Resolves with the last user id looked at (none once
+ * past the last head) and how many heads went.
+ *
+ * A head at or below the last position pruned (audit_positions) whose event is gone: a head that
+ * moves meanwhile moves to a new event, numbered above it, and stays (PostgreSQL checks a row
+ * that changed under the delete against its conditions again).
+ */
+export async function pruneDeadHeads(
+  db: Db,
+  after: string | undefined,
+  limit: number,
+): Promise<{ next: string | undefined; deleted: number }> {
+  let scanned = db.selectFrom('user_event_heads').select('user_id').orderBy('user_id').limit(limit);
+  if (after !== undefined) scanned = scanned.where('user_id', '>', after);
+  const users = (await scanned.execute()).map((row) => row.user_id);
+  if (users.length === 0) return { next: undefined, deleted: 0 };
+  const result = await db
+    .deleteFrom('user_event_heads')
+    .where('user_id', 'in', users)
+    .where('position', '<=', (eb) => eb.selectFrom('audit_positions').select('last_pruned').where('id', '=', 1))
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('audit_events').select('position').whereRef('audit_events.position', '=', 'user_event_heads.position')),
+      ),
+    )
+    .executeTakeFirst();
+  return { next: users.length < limit ? undefined : users.at(-1), deleted: Number(result.numDeletedRows) };
 }

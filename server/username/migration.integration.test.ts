@@ -45,6 +45,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
       await inspection.execute(sql`alter table users drop column last_event_position`);
     }
     await inspection.execute(sql`drop table user_event_heads`);
+    await inspection.execute(sql`drop table audit_positions`);
     await inspection.execute(sql`drop table username_reports`);
     await inspection.execute(sql`drop table password_history`);
     await inspection.execute(sql`drop table idempotency_keys`);

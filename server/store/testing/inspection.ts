@@ -40,6 +40,7 @@ export const TABLE_KEY_COLUMNS: Record<TableName, string[]> = {
   idempotency_keys: ['api_key', 'idempotency_key'],
   console_sessions: ['token_digest'],
   user_event_heads: ['user_id'],
+  audit_positions: ['id'],
 };
 
 export function inspectDatabase({ db, traits }: Pick<OpenedDatabase, 'db' | 'traits'>): StoreInspection {
