@@ -29,6 +29,8 @@ export function openApiValidator(
     validateRequests: { allowUnknownQueryParameters: false },
     validateResponses: responses,
     validateSecurity: false,
+    // Neither contract takes multipart/form-data: its middleware (multer) only looked at every request.
+    fileUploader: false,
     // Dates and times as they are on a calendar: 2026-02-30 and 25:00 are refused, not rolled over.
     validateFormats: true,
     ajvFormats: { mode: 'full' },
