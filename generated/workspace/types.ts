@@ -500,7 +500,7 @@ export interface paths {
         put?: never;
         /**
          * Follow the change feed
-         * @description Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches is answered 410 `cursor_expired`.
+         * @description Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches, or read before the directory was restored from a backup, is answered 410 `cursor_expired`.
          */
         post: operations["getEvents"];
         delete?: never;
@@ -2159,7 +2159,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Error"];
             };
         };
-        /** @description The cursor is older than the feed reaches (`EVENT_RETENTION_DAYS`): events after it may be gone. Read the directory afresh (`get_users`, `get_groups`), then follow the feed again without `after`. */
+        /** @description The cursor is older than the feed reaches (`EVENT_RETENTION_DAYS`): events after it may be gone. Or it names events the directory no longer holds: it was read before the directory was restored from a backup, or it is past the last event the directory has had. Read the directory afresh (`get_users`, `get_groups`), then follow the feed again without `after`. */
         CursorExpired: {
             headers: {
                 [name: string]: unknown;

@@ -15,6 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { runScript, startScript } from '../../lib/testing/run-script.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
+import { decodeCursor } from '../directory/change-feed.js';
 
 type Row = Record<string, unknown>;
 
@@ -157,6 +158,8 @@ describe('admin backup and restore (SQLite)', () => {
     assert.equal((await admin(live(), 'backup', backup)).code, 0);
     const other = await startTestService({ databaseUrl: `sqlite:${stopped}` });
     const made = await other.callAsAdmin('create_user', { target_user: { username: 'only-in-stopped@example.com' } });
+    // A follower of the stopped database's feed, up to its last event.
+    const followed = (await other.callAsAdmin('get_events', { limit: 1000 })).body.next_cursor;
     await other.close();
 
     const unforced = await admin(stopped, 'restore', backup);
@@ -175,6 +178,19 @@ describe('admin backup and restore (SQLite)', () => {
       !left.includes('stopped.db-wal') && !left.includes('stopped.db-shm'),
       'no write-ahead log of the old database is left to replay',
     );
+
+    // The order of events goes on after the replaced database's, and its follower is told to read afresh.
+    const restored = await startTestService({ databaseUrl: `sqlite:${stopped}` });
+    try {
+      const stale = await restored.callAsAdmin('get_events', { after: followed });
+      assert.equal(stale.status, 410);
+      assert.match(JSON.stringify(stale.body), /restored from a backup/);
+      await restored.callAsAdmin('create_user', { target_user: { username: 'after-restore@example.com' } });
+      const fresh = await restored.callAsAdmin('get_events', { limit: 1000 });
+      assert.ok(decodeCursor(fresh.body.next_cursor).position > decodeCursor(followed).position, 'no position taken twice');
+    } finally {
+      await restored.close();
+    }
   });
 
   it('writes a backup readable by its owner alone', async () => {

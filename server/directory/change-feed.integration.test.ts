@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { openTestStore, TEST_STORE, type TestStore } from '../store/testing/open-test-store.js';
 import { aGroup, aKey, aUser, freshUsername } from '../testing/factories.js';
 import { assertRefuses } from '../testing/refusals.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
-import { changeFeed } from './change-feed.js';
+import { changeFeed, encodeCursor } from './change-feed.js';
 import { type ChangeEvent, createDirectory, type Directory, type FeedRequest } from './index.js';
 
 describe(`the change feed (${TEST_STORE})`, () => {
@@ -115,6 +116,22 @@ describe(`the change feed (${TEST_STORE})`, () => {
     const fresh = (await feed.follow({ limit: 1000 })).nextCursor;
     await feed.follow({ after: fresh });
     await assertRefuses(feed.follow({ after: 'bm90LWEtY3Vyc29y' }), { kind: 'invalid_cursor' });
+  });
+
+  it('refuses a cursor past every event the database has had, and one read before a restore (410)', async () => {
+    const cursor = (position: number, readTo: number) => encodeCursor({ position, readTo });
+    const { reached } = await opened.store.audit.order();
+    const now = Date.now();
+    await directory.events.follow({ after: cursor(reached, now) });
+    // A follower of a database whose backup this one is, which saw events the backup missed.
+    await assertRefuses(directory.events.follow({ after: cursor(reached + 3, now) }), { kind: 'cursor_expired', restored: true });
+    await opened.inspection.execute(sql`update audit_positions set restored_at = ${new Date(now + 1000).toISOString()}`);
+    try {
+      await assertRefuses(directory.events.follow({ after: cursor(reached, now) }), { kind: 'cursor_expired', restored: true });
+      await directory.events.follow({ after: cursor(reached, now + 2000) });
+    } finally {
+      await opened.inspection.execute(sql`update audit_positions set restored_at = null`);
+    }
   });
 
   it('answers a waiting follower within 100 ms of a commit', async () => {

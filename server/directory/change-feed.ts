@@ -10,7 +10,9 @@
  * of reading when the page took everything there was. A cursor whose time is
  * older than the feed reaches (EVENT_RETENTION_DAYS) is refused, since the
  * events after it may be gone; a follower idle for long keeps a fresh cursor as
- * long as it keeps asking.
+ * long as it keeps asking. So is a cursor that names events the database no
+ * longer holds: read before `admin restore` put a backup in place, or past the
+ * last event the database has had (store/event-order.ts).
  */
 import type { ChangeEvent, ChangeEventType, EventTypeFilter, FeedPage } from '../store/records.js';
 
@@ -49,15 +51,16 @@ export interface ChangeFeedOptions {
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-interface Cursor {
+/** What a cursor holds (exported for the tests that make and read cursors as a follower's would be). */
+export interface Cursor {
   position: number;
   /** Up to when the follower has read everything, in milliseconds since the epoch. */
   readTo: number;
 }
 
-const encode = ({ position, readTo }: Cursor) => Buffer.from(`${position}.${readTo}`).toString('base64url');
+export const encodeCursor = ({ position, readTo }: Cursor) => Buffer.from(`${position}.${readTo}`).toString('base64url');
 
-function decode(cursor: string): Cursor {
+export function decodeCursor(cursor: string): Cursor {
   const match = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   if (!match) return refuse({ kind: 'invalid_cursor', reason: 'is not a cursor this service handed out' });
   return { position: Number(match[1]), readTo: Number(match[2]) };
@@ -91,9 +94,16 @@ export function changeFeed(store: Store, { retentionDays, now = Date.now, pollMs
 
   return {
     async follow(request: FeedRequest): Promise<FeedAnswer> {
-      const after = request.after === undefined ? undefined : decode(request.after);
+      const after = request.after === undefined ? undefined : decodeCursor(request.after);
       if (after && after.readTo < now() - retentionDays * DAY_MS) {
         refuse({ kind: 'cursor_expired', retentionDays });
+      }
+      if (after) {
+        // A cursor read before a restore, or past every event this database has had (a backup
+        // taken before events its follower saw): what it describes is no more (store/event-order.ts).
+        const order = await store.audit.order();
+        if (after.position > order.reached || (order.restoredAt !== undefined && after.readTo < Date.parse(order.restoredAt)))
+          refuse({ kind: 'cursor_expired', restored: true });
       }
       const limit = request.limit ?? 100;
       const deadline = now() + (request.waitSeconds ?? 0) * 1000;
@@ -106,9 +116,9 @@ export function changeFeed(store: Store, { retentionDays, now = Date.now, pollMs
       const last = page.events.at(-1);
       const full = page.events.length === limit && last !== undefined;
       const nextCursor = full
-        ? encode({ position: last.position, readTo: Date.parse(last.event.timestamp) })
+        ? encodeCursor({ position: last.position, readTo: Date.parse(last.event.timestamp) })
         : // Everything up to the head was read, as of the time of reading.
-          encode({ position: Math.max(page.head, after?.position ?? 0), readTo: readAt });
+          encodeCursor({ position: Math.max(page.head, after?.position ?? 0), readTo: readAt });
       return { events: page.events.map((placed) => placed.event), nextCursor };
     },
     /** Stops looking for new events (the service is stopping). */

@@ -41,8 +41,13 @@ export type Refusal =
   | { kind: 'invalid_webhook_url'; reason: string }
   /** A cursor the service did not hand out. */
   | { kind: 'invalid_cursor'; reason: string }
-  /** A change feed cursor older than the feed reaches: what followed it may be gone. */
+  /**
+   * A change feed cursor older than the feed reaches (what followed it may be gone), or one
+   * that names events this directory no longer holds: read before a restore from a backup,
+   * or past the last event the database has had.
+   */
   | { kind: 'cursor_expired'; retentionDays: number }
+  | { kind: 'cursor_expired'; restored: true }
   /** A filter the directory cannot run: an unknown attribute, or an operator the attribute does not take. */
   | { kind: 'invalid_filter'; reason: string }
   /** A key's name or expiry the directory does not take. */
@@ -97,7 +102,9 @@ function describe(refusal: Refusal): string {
     case 'invalid_webhook_url':
       return `Invalid webhook URL: ${refusal.reason}`;
     case 'cursor_expired':
-      return `The cursor is older than the ${refusal.retentionDays} days the change feed reaches: read the directory afresh with get_users and get_groups, then follow the feed again without after`;
+      return 'restored' in refusal
+        ? 'The cursor names events this directory no longer holds (it was restored from a backup since): read the directory afresh with get_users and get_groups, then follow the feed again without after'
+        : `The cursor is older than the ${refusal.retentionDays} days the change feed reaches: read the directory afresh with get_users and get_groups, then follow the feed again without after`;
     case 'invalid_api_key':
       return `API key ${refusal.field} ${refusal.reason}`;
     case 'grant_exceeds_key':

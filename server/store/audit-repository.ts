@@ -39,6 +39,7 @@ import type {
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
+import { type EventOrder, eventOrder } from './event-order.js';
 import { type ChainFilter, headOf, pruneDeadHeads, walkChain } from './user-event-chains.js';
 
 /** What a change says about itself; the author and the time are added. */
@@ -299,6 +300,10 @@ export class KyselyAuditRepository implements AuditRepository {
 
   pruneChainHeads(after: string | undefined, limit: number): Promise<{ next: string | undefined; deleted: number }> {
     return pruneDeadHeads(this.db, after, limit);
+  }
+
+  order(): Promise<EventOrder> {
+    return eventOrder(this.db);
   }
 }
 

@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, sql, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import type { Database } from './schema.js';
+import { continueAfterRestore, positionReached } from './event-order.js';
 import { DatabaseInUseError, type Lease, leaseFileOf, takeExclusiveLease } from './sqlite/lease.js';
 import { MIGRATION_NAMES } from './migrations.js';
 import { openDatabase, type OpenedDatabase, redactUrl, sqlitePathOf } from './open-store.js';
@@ -264,6 +266,7 @@ async function restorePostgres(file: string, databaseUrl: string, force: boolean
     if (error instanceof DatabaseInUseError) throw new MaintenanceError(`cannot restore: ${error.message}`);
     throw error;
   }
+  let reached: number;
   try {
     const replaced = await rowsHeld(databaseUrl, COUNTED_TABLES);
     if (replaced && !force) {
@@ -272,6 +275,7 @@ async function restorePostgres(file: string, databaseUrl: string, force: boolean
           'Back it up first if any of it matters, then run restore again with --force',
       );
     }
+    reached = await positionReachedOnPostgres(databaseUrl);
     await runPostgresProgram(
       program,
       ['--clean', '--if-exists', '--single-transaction', '--no-owner', '--no-privileges', '--exit-on-error', file],
@@ -282,8 +286,22 @@ async function restorePostgres(file: string, databaseUrl: string, force: boolean
   } finally {
     lease.release();
   }
-  const { status } = await migrateDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl);
+  const status = await withDatabase(databaseUrl, async (opened) => {
+    await continueAfterRestore(opened.db, opened.traits.kind, reached, new Date().toISOString());
+    return statusOf(opened);
+  });
   return { file: name, status };
+}
+
+/** The same for the PostgreSQL database a restore replaces, read while the restore holds it. */
+async function positionReachedOnPostgres(databaseUrl: string): Promise<number> {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 1 }) }) });
+  try {
+    return await positionReached(db, 'postgres');
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Why `file` is not a backup this version can restore, or undefined when it is one. */
@@ -335,6 +353,25 @@ async function whatWouldBeReplaced(target: string): Promise<string | undefined> 
   }
 }
 
+/**
+ * The last position the events of the database a restore replaces had reached (event-order.ts):
+ * 0 where there is none, or none that can be read (a file only `--force` replaces).
+ */
+async function positionReachedByFile(target: string): Promise<number> {
+  if (!existsSync(target)) return 0;
+  let db: Kysely<Database> | undefined;
+  try {
+    db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(target, { readonly: true, fileMustExist: true }) }),
+    });
+    return await positionReached(db, 'sqlite');
+  } catch {
+    return 0;
+  } finally {
+    await db?.destroy();
+  }
+}
+
 /** SQLite's files beside a database: its write-ahead log, that log's index, a rollback journal. */
 const sidecarsOf = (file: string) => [`${file}-wal`, `${file}-shm`, `${file}-journal`];
 
@@ -349,7 +386,8 @@ const sidecarsOf = (file: string) => [`${file}-wal`, `${file}-shm`, `${file}-jou
  * back at this version's schema), made durable, and renamed over the
  * database in one step, after the old database's write-ahead log is removed
  * (a stale log must never be replayed onto the restored file). A restore cut
- * short leaves the database as it was.
+ * short leaves the database as it was. The order of events goes on from where
+ * the replaced database's had reached (event-order.ts).
  */
 export async function restoreDatabase(file: string, databaseUrl: string, { force = false } = {}): Promise<BackupSummary> {
   if (!existsSync(file)) throw new MaintenanceError(`there is no file ${file}`);
@@ -376,7 +414,9 @@ export async function restoreDatabase(file: string, databaseUrl: string, { force
           'Back it up first if any of it matters, then run restore again with --force',
       );
     }
+    const reached = await positionReachedByFile(target);
     await migrateDatabase(`sqlite:${staging}`);
+    await withDatabase(`sqlite:${staging}`, ({ db, traits }) => continueAfterRestore(db, traits.kind, reached, new Date().toISOString()));
     selfContained(staging);
     syncToDisk(staging);
     for (const sidecar of sidecarsOf(target)) rmSync(sidecar, { force: true });

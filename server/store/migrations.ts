@@ -503,13 +503,15 @@ export const MIGRATIONS: Record<string, Migration> = {
     // cursors, the webhook dispatcher's place and the users' chains. PostgreSQL's sequence
     // never goes back; the table is on both so that the schema is. It starts at the largest
     // position anything still names: a trail emptied before this migration has left its last
-    // position in the dispatcher's place and the chains' heads.
+    // position in the dispatcher's place and the chains' heads. `restored_at`: when `admin
+    // restore` last put a backup in place (store/maintenance.ts), before which no cursor holds.
     async up(db: AnyDatabase) {
       const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
       await db.schema
         .createTable('audit_positions')
         .addColumn('id', 'integer', (c) => c.primaryKey())
         .addColumn('last_pruned', postgres ? 'bigint' : 'integer', (c) => c.notNull())
+        .addColumn('restored_at', 'text')
         .execute();
       const named = [
         sql`select max(position) as position from audit_events`,

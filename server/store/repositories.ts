@@ -3,6 +3,7 @@
  * over one database handle. Implementations are async and know nothing of
  * HTTP; `openStore` (open-store.ts) gives the one DATABASE_URL names.
  */
+import type { EventOrder } from './event-order.js';
 import type {
   ApiKeyRecord,
   AttributeChanges,
@@ -175,6 +176,8 @@ export interface AuditRepository {
    * after the user id `after`; resolves with the last user id looked at (none once past the last).
    */
   pruneChainHeads(after: string | undefined, limit: number): Promise<{ next: string | undefined; deleted: number }>;
+  /** Where the order of events stands: the last position reached, and the last restore (event-order.ts). */
+  order(): Promise<EventOrder>;
 }
 
 /** Webhooks, and the deliveries of change events to them (docs/events.md). */

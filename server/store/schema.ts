@@ -27,6 +27,8 @@ export interface Database {
 export interface AuditPositionsTable {
   id: number;
   last_pruned: number | string;
+  /** When `admin restore` last put a backup in place: the change feed's cursors read before it are expired. */
+  restored_at: string | null;
 }
 
 /**

@@ -364,7 +364,7 @@ class WorkspaceClient(BaseClient):
     def get_events(self, *, after: EventCursor | None = None, types: list[EventTypeFilter] | None = None, resource_id: str | None = None, limit: int | None = None, wait_seconds: int | None = None) -> EventPage:
         """Follow the change feed.
 
-        Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches is answered 410 `cursor_expired`.
+        Every change to the directory, whichever door it came through (this API, SCIM, `npm run admin`), in the order it was committed, from a cursor: a follower passes each answer's `next_cursor` back as `after` and sees every committed event exactly once, even with several instances writing at once. With `wait_seconds` it is a long poll: the answer comes as soon as an event commits. The events are the audit trail's rows, told thinly (docs/events.md). A cursor older than the feed reaches, or read before the directory was restored from a backup, is answered 410 `cursor_expired`.
 
         :param after: Follow on from here (a `next_cursor`); without it, from the oldest event the feed reaches (`EVENT_RETENTION_DAYS`, 30 by default).
         :param types: Only events of these types; `user.*` names every type of users.
