@@ -39,7 +39,7 @@ import type {
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
-import { type EventOrder, eventOrder } from './event-order.js';
+import { type EventOrder, eventOrder, lastPosition } from './event-order.js';
 import { type ChainFilter, headOf, pruneDeadHeads, walkChain } from './user-event-chains.js';
 
 /** What a change says about itself; the author and the time are added. */
@@ -71,13 +71,6 @@ export interface AuditTrail {
   recordAll(db: Db, by: ChangeAuthor, changes: readonly ChangeRecord[]): Promise<void>;
 }
 
-/**
- * SQLite: the position of the last event written or deleted (migration 0019): numbering from
- * the events left would take again, once the retention has deleted the newest, positions that
- * a follower's cursor, the webhook dispatcher's place or a user's chain still name.
- */
-const LAST_POSITION = sql<number>`(select max(coalesce(max(position), 0), coalesce((select last_pruned from audit_positions where id = 1), 0)) from audit_events)`;
-
 /** Events written by one statement: a group's 1,000 members in two, within both databases' limits on parameters. */
 const EVENTS_PER_INSERT = 500;
 
@@ -92,8 +85,10 @@ export class AuditWriter implements AuditTrail {
     db: Kysely<Database>,
     private readonly traits: Pick<DatabaseTraits, 'kind'>,
   ) {
-    // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last.
-    const position = traits.kind === 'postgres' ? undefined : sql<number>`${LAST_POSITION} + 1`;
+    // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last
+    // one written or deleted: numbering from the events left would take again, once the retention
+    // has deleted the newest, positions that a cursor, the dispatcher or a chain still name.
+    const position = traits.kind === 'postgres' ? undefined : sql<number>`${lastPosition('sqlite')} + 1`;
     this.#insert = queryTemplate(
       12,
       (
@@ -176,7 +171,10 @@ export class AuditWriter implements AuditTrail {
     if (changes.length <= 1) return changes[0] && this.record(db, by, changes[0]);
     await this.#sequence(db, by);
     // SQLite numbers them after the last event itself; a subquery per row would be read once for the whole statement.
-    let last = this.traits.kind === 'postgres' ? 0 : (await db.selectNoFrom(LAST_POSITION.as('last')).executeTakeFirstOrThrow()).last;
+    let last =
+      this.traits.kind === 'postgres'
+        ? 0
+        : Number((await db.selectNoFrom(lastPosition('sqlite').as('last')).executeTakeFirstOrThrow()).last);
     for (let start = 0; start < changes.length; start += EVENTS_PER_INSERT) {
       const rows = changes.slice(start, start + EVENTS_PER_INSERT).map((change) => ({
         ...(this.traits.kind === 'postgres' ? {} : { position: ++last }),
@@ -289,7 +287,7 @@ export class KyselyAuditRepository implements AuditRepository {
         .limit(limit)
         .execute();
       if (oldest.length === 0) return 0;
-      // Noted with the deletion: SQLite numbers new events after it (LAST_POSITION).
+      // Noted with the deletion: SQLite numbers new events after it (event-order.ts).
       const last = Math.max(...oldest.map((row) => Number(row.position)));
       await trx.updateTable('audit_positions').set({ last_pruned: last }).where('id', '=', 1).where('last_pruned', '<', last).execute();
       const ids = oldest.map((row) => row.event_id);
@@ -303,7 +301,7 @@ export class KyselyAuditRepository implements AuditRepository {
   }
 
   order(): Promise<EventOrder> {
-    return eventOrder(this.db);
+    return eventOrder(this.traits.kind, this.db);
   }
 }
 

@@ -63,19 +63,24 @@ export interface EventOrder {
   restoredAt: string | undefined;
 }
 
-export async function eventOrder(db: Kysely<Database>): Promise<EventOrder> {
+export async function eventOrder(kind: 'sqlite' | 'postgres', db: Kysely<Database>): Promise<EventOrder> {
   const row = await db
     .selectFrom('audit_positions')
-    .select([
-      'last_pruned',
-      'restored_at',
-      (eb) =>
-        eb
-          .selectFrom('audit_events')
-          .select((e) => e.fn.max('position').as('head'))
-          .as('head'),
-    ])
+    .select([lastPosition(kind).as('reached'), 'restored_at'])
     .where('id', '=', 1)
-    .executeTakeFirst();
-  return { reached: Math.max(Number(row?.head ?? 0), Number(row?.last_pruned ?? 0)), restoredAt: row?.restored_at ?? undefined };
+    .executeTakeFirstOrThrow();
+  return { reached: Number(row.reached), restoredAt: row.restored_at ?? undefined };
+}
+
+/**
+ * The largest position an event has had: the last one there is, or the last one the retention
+ * deleted (migration 0019), whichever is greater. SQLite numbers each new event after it
+ * (audit-repository.ts).
+ */
+export function lastPosition(kind: 'sqlite' | 'postgres') {
+  const larger = sql.raw(kind === 'postgres' ? 'greatest' : 'max');
+  // PostgreSQL's bigint comes back as a string.
+  return sql<
+    number | string
+  >`(select ${larger}(coalesce(max(position), 0), coalesce((select last_pruned from audit_positions where id = 1), 0)) from audit_events)`;
 }
