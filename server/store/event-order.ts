@@ -64,10 +64,12 @@ export interface EventOrder {
 }
 
 export async function eventOrder(kind: 'sqlite' | 'postgres', db: Kysely<Database>): Promise<EventOrder> {
+  // One row whatever audit_positions holds: without its row, the events alone say how far they reached.
   const row = await db
-    .selectFrom('audit_positions')
-    .select([lastPosition(kind).as('reached'), 'restored_at'])
-    .where('id', '=', 1)
+    .selectNoFrom((eb) => [
+      lastPosition(kind).as('reached'),
+      eb.selectFrom('audit_positions').select('restored_at').where('id', '=', 1).as('restored_at'),
+    ])
     .executeTakeFirstOrThrow();
   return { reached: Number(row.reached), restoredAt: row.restored_at ?? undefined };
 }
