@@ -15,7 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { runScript, startScript } from '../../lib/testing/run-script.js';
 import { startTestService, type TestService } from '../testing/service.js';
 import { ADMIN_COMMAND } from '../../lib/testing/commands.js';
-import { decodeCursor } from '../directory/change-feed.js';
+import { assertFeedGoesOnAfterRestore } from '../testing/feed-after-restore.js';
 
 type Row = Record<string, unknown>;
 
@@ -182,12 +182,7 @@ describe('admin backup and restore (SQLite)', () => {
     // The order of events goes on after the replaced database's, and its follower is told to read afresh.
     const restored = await startTestService({ databaseUrl: `sqlite:${stopped}` });
     try {
-      const stale = await restored.callAsAdmin('get_events', { after: followed });
-      assert.equal(stale.status, 410);
-      assert.match(JSON.stringify(stale.body), /restored from a backup/);
-      await restored.callAsAdmin('create_user', { target_user: { username: 'after-restore@example.com' } });
-      const fresh = await restored.callAsAdmin('get_events', { limit: 1000 });
-      assert.ok(decodeCursor(fresh.body.next_cursor).position > decodeCursor(followed).position, 'no position taken twice');
+      await assertFeedGoesOnAfterRestore(restored, followed);
     } finally {
       await restored.close();
     }
