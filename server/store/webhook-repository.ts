@@ -306,12 +306,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
   /** Turns the events logged past the dispatch place into deliveries; none when another instance is at it. */
   async #dispatch(trx: Db, enabled: Row[], now: string, limit: number): Promise<ChangeEvent[]> {
     if (limit === 0) return [];
-    let place = trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1);
-    // One dispatcher at a time: another instance that holds the place carries on without this one.
-    if (this.traits.kind === 'postgres') place = place.forUpdate().skipLocked();
-    const held = await place.executeTakeFirst();
-    if (!held) return [];
-    const from = Number(held.position);
+    const place = trx.selectFrom('webhook_dispatch').select('position').where('id', '=', 1);
     // Up to the head read first: every place up to it is final (audit-repository.ts).
     const head = Number(
       (
@@ -321,6 +316,16 @@ export class KyselyWebhookRepository implements WebhookRepository {
           .executeTakeFirst()
       )?.head ?? 0,
     );
+    if (this.traits.kind === 'postgres') {
+      // Nothing new is read without a lock: a row lock gives the transaction an id and writes
+      // to the log, which an idle instance would otherwise do at every turn (docs/events.md).
+      const seen = await place.executeTakeFirst();
+      if (!seen || head <= Number(seen.position)) return [];
+    }
+    // One dispatcher at a time: another instance that holds the place carries on without this one.
+    const held = await (this.traits.kind === 'postgres' ? place.forUpdate().skipLocked() : place).executeTakeFirst();
+    if (!held) return [];
+    const from = Number(held.position);
     if (head <= from) return [];
     if (enabled.length === 0) {
       // No webhook is owed these events: the place moves past them unread, and the engine,

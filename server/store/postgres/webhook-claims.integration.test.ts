@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { createLogger } from '../../logger.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
@@ -88,5 +89,34 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
     now += 60_001;
     assert.equal(await survivor.round(), 1, 'taken over once the lease ended');
     assert.equal(sent.at(-1), claimed[0]!.eventId);
+  });
+
+  it('takes no transaction id on a turn with nothing new in the log and nothing due', async () => {
+    // The next transaction id, read without taking one: an idle instance turns 20 times a second,
+    // and a row lock at each turn would spend an id and write to the log every time.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const nextId = async () =>
+      BigInt((await client.query<{ next: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as next')).rows[0]!.next);
+    try {
+      const idleTurn = (store: Store) =>
+        store.webhooks.turn({
+          now: new Date().toISOString(),
+          settle: [],
+          dispatchLimit: 500,
+          claim: { leaseUntil: new Date(Date.now() + 60_000).toISOString(), room: 10, perWebhook: 10, inHand: new Map() },
+        });
+      // Whatever the test above left due is dispatched and claimed first.
+      while ((await idleTurn(first)).claimed.length > 0 || (await idleTurn(second)).claimed.length > 0);
+      const before = await nextId();
+      for (let turn = 0; turn < 10; turn++) assert.deepEqual(await idleTurn(turn % 2 ? first : second), { dispatched: [], claimed: [] });
+      assert.equal(await nextId(), before);
+      // A new event is still dispatched, by one instance.
+      await first.users.create(newUserRecord(), TEST_SETUP);
+      const [one, two] = await Promise.all([idleTurn(first), idleTurn(second)]);
+      assert.equal(one.dispatched.length + two.dispatched.length, 1);
+    } finally {
+      await client.end();
+    }
   });
 });
