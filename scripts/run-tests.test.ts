@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../lib/project-root.js';
-import { storesOf, testFiles, tierOf } from './run-tests.js';
+import { storesOf, testEnvironment, testFiles, tierOf } from './run-tests.js';
 
 describe('test tiers, by file name', () => {
   it('tell the tier and the stores from the name and the folder', () => {
@@ -37,5 +38,31 @@ describe('test tiers, by file name', () => {
       (file) => tierOf(file) === 'unit' && databaseHelpers.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')),
     );
     assert.deepEqual(misplaced, [], 'name these *.integration.test.ts or *.system.test.ts');
+  });
+});
+
+describe("the tests' environment", () => {
+  it('puts temporary files in a directory of the run under a memory directory, removed at the end, and a compile cache', () => {
+    const memory = mkdtempSync(join(tmpdir(), 'memory-'));
+    try {
+      const { env, cleanUp } = testEnvironment({ PATH: '/bin' }, memory);
+      assert.ok(env.TMPDIR?.startsWith(join(memory, 'workspace-tests-')), env.TMPDIR);
+      assert.equal(env.PATH, '/bin');
+      assert.match(env.NODE_COMPILE_CACHE ?? '', /workspace-user-api.compile-cache$/);
+      writeFileSync(join(env.TMPDIR!, 'left-behind'), '');
+      cleanUp();
+      assert.equal(existsSync(env.TMPDIR!), false);
+    } finally {
+      rmSync(memory, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves TMPDIR and NODE_COMPILE_CACHE as they are when set, and the temporary directory where there is no memory directory', () => {
+    const given = testEnvironment({ TMPDIR: '/var/tmp', NODE_COMPILE_CACHE: '/cache' }, tmpdir());
+    assert.equal(given.env.TMPDIR, '/var/tmp');
+    assert.equal(given.env.NODE_COMPILE_CACHE, '/cache');
+    const none = testEnvironment({}, join(tmpdir(), 'no-such-directory'));
+    assert.equal(none.env.TMPDIR, undefined);
+    none.cleanUp();
   });
 });

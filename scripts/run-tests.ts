@@ -32,7 +32,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PROJECT_ROOT } from '../lib/project-root.js';
@@ -90,8 +91,8 @@ export function testFiles(): string[] {
  * code with the totals of its closing summary (`ℹ pass 43` …), which are
  * recorded for `scripts/test-totals.ts` to print per Node version.
  */
-async function run(command: string, args: string[]): Promise<{ status: number; totals: TestTotals }> {
-  const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
+async function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ status: number; totals: TestTotals }> {
+  const child = spawn(command, args, { cwd: PROJECT_ROOT, env, stdio: ['inherit', 'pipe', 'inherit'] });
   const totals: TestTotals = { skipped_names: [] };
   for await (const line of createInterface({ input: child.stdout })) {
     process.stdout.write(`${line}\n`);
@@ -119,6 +120,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier), ...concurrency(tier)];
+  const { env, cleanUp } = testEnvironment();
+  process.once('exit', cleanUp);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   if (tier !== 'unit') {
     // Once per run, what npm start's prestart does: the tests that run the
     // compiled service, admin or CLI, or read the built /docs page, see the
@@ -130,7 +134,7 @@ async function main(): Promise<void> {
     if (built.status !== 0) process.exit(built.status);
   }
   if (tier === 'unit') {
-    const { status, totals } = await run(process.execPath, [...nodeTest, ...files]);
+    const { status, totals } = await run(process.execPath, [...nodeTest, ...files], env);
     recordTotals({ tier, store: null, ...totals });
     process.exit(status);
   }
@@ -140,17 +144,56 @@ async function main(): Promise<void> {
     // node --test given no file runs every test file it finds: a store with none here is skipped.
     if (onStore.length === 0) continue;
     const { status, totals } = await (store === 'sqlite'
-      ? run(process.execPath, [...nodeTest, ...onStore])
-      : run(process.execPath, [
-          '--import',
-          'tsx',
-          relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
+      ? run(process.execPath, [...nodeTest, ...onStore], env)
+      : run(
           process.execPath,
-          ...nodeTest,
-          ...onStore,
-        ]));
+          [
+            '--import',
+            'tsx',
+            relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
+            process.execPath,
+            ...nodeTest,
+            ...onStore,
+          ],
+          env,
+        ));
     recordTotals({ tier, store, ...totals });
     if (status !== 0) process.exit(status);
+  }
+}
+
+/** Where a machine keeps files in memory: Linux's tmpfs. */
+const MEMORY_DIRECTORY = '/dev/shm';
+
+/**
+ * What the tests' processes, and every process they start, get besides this one's environment:
+ * - Their temporary files (`os.tmpdir()`: the test databases, PostgreSQL's throwaway cluster,
+ *   the gate's and the production install's copies) in a directory of this run's own in memory
+ *   where the machine has one, removed when the run ends. The tests ask nothing of the disk
+ *   itself (the durability test kills the process, which a disk's cache survives; the disk-full
+ *   tests mount a tmpfs of their own), and PostgreSQL's cluster already runs without fsync:
+ *   on CI's disk SQLite's fsyncs and the installs' writes took a tenth of the integration tier.
+ * - Node's compile cache (`NODE_COMPILE_CACHE`), so that the hundreds of processes the tiers
+ *   start (a test file, the service, the CLI) compile the project's modules once, not each time.
+ *   Set before the run, either is left as it is.
+ */
+export function testEnvironment(
+  current: NodeJS.ProcessEnv = process.env,
+  memory = MEMORY_DIRECTORY,
+): { env: NodeJS.ProcessEnv; cleanUp: () => void } {
+  const env: NodeJS.ProcessEnv = { ...current };
+  let made: string | undefined;
+  if (!current.TMPDIR && isWritableDirectory(memory)) env.TMPDIR = made = mkdtempSync(join(memory, 'workspace-tests-'));
+  env.NODE_COMPILE_CACHE ??= join(homedir(), '.cache', 'workspace-user-api', 'compile-cache');
+  return { env, cleanUp: () => made && rmSync(made, { recursive: true, force: true }) };
+}
+
+function isWritableDirectory(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
