@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -47,6 +47,7 @@ describe("the tests' environment", () => {
     try {
       const { env, cleanUp } = testEnvironment({ PATH: '/bin' }, memory);
       assert.ok(env.TMPDIR?.startsWith(join(memory, 'workspace-tests-')), env.TMPDIR);
+      assert.equal(statSync(env.TMPDIR!).mode & 0o7777, 0o1777, 'as /tmp is, for the postgres user');
       assert.equal(env.PATH, '/bin');
       assert.match(env.NODE_COMPILE_CACHE ?? '', /workspace-user-api.compile-cache$/);
       writeFileSync(join(env.TMPDIR!, 'left-behind'), '');

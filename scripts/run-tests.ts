@@ -32,7 +32,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -183,7 +183,11 @@ export function testEnvironment(
 ): { env: NodeJS.ProcessEnv; cleanUp: () => void } {
   const env: NodeJS.ProcessEnv = { ...current };
   let made: string | undefined;
-  if (!current.TMPDIR && isWritableDirectory(memory)) env.TMPDIR = made = mkdtempSync(join(memory, 'workspace-tests-'));
+  if (!current.TMPDIR && isWritableDirectory(memory)) {
+    env.TMPDIR = made = mkdtempSync(join(memory, 'workspace-tests-'));
+    // As /tmp is: other users reach their own directories in it (PostgreSQL's cluster runs as `postgres` under root).
+    chmodSync(made, 0o1777);
+  }
   env.NODE_COMPILE_CACHE ??= join(homedir(), '.cache', 'workspace-user-api', 'compile-cache');
   return { env, cleanUp: () => made && rmSync(made, { recursive: true, force: true }) };
 }

@@ -11,8 +11,20 @@ import { createLogger } from '../../logger.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
 import { deliveryEngine } from '../../webhooks/delivery-engine.js';
+import type { NewWebhookRecord } from '../records.js';
 import type { Store } from '../repositories.js';
 import { newUserRecord, openInspectedStore } from '../testing/open-test-store.js';
+
+const WEBHOOK: NewWebhookRecord = {
+  webhook_id: 'd'.repeat(32),
+  url: 'https://hooks.example.com/in',
+  event_types: ['user.created'],
+  description: '',
+  exclude_own_changes: false,
+  owner_api_key: 'k',
+  secret: `whsec_${Buffer.from('a secret of twenty-four bytes').toString('base64')}`,
+  created: new Date().toISOString(),
+};
 
 describe('PostgreSQL: webhook deliveries shared by instances', () => {
   let database: TestDatabase;
@@ -31,19 +43,7 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
   });
 
   it("delivers each event once with two instances claiming at once, and a dead claimer's deliveries after its lease", async () => {
-    await first.webhooks.create(
-      {
-        webhook_id: 'd'.repeat(32),
-        url: 'https://hooks.example.com/in',
-        event_types: ['user.created'],
-        description: '',
-        exclude_own_changes: false,
-        owner_api_key: 'k',
-        secret: `whsec_${Buffer.from('a secret of twenty-four bytes').toString('base64')}`,
-        created: new Date().toISOString(),
-      },
-      TEST_SETUP,
-    );
+    await first.webhooks.create(WEBHOOK, TEST_SETUP);
     for (let count = 0; count < 40; count++) await first.users.create(newUserRecord(), TEST_SETUP);
     const sent: string[] = [];
     const engineOn = (store: Store) =>
@@ -92,13 +92,17 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
   });
 
   it('takes no transaction id on a turn with nothing new in the log and nothing due', async () => {
+    // A database of its own: the turns below must find the log as this test leaves it.
+    const own = await createTestDatabase();
+    const [one, two] = [(await openInspectedStore(own.url)).store, (await openInspectedStore(own.url)).store];
     // The next transaction id, read without taking one: an idle instance turns 20 times a second,
     // and a row lock at each turn would spend an id and write to the log every time.
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: own.url });
     await client.connect();
     const nextId = async () =>
       BigInt((await client.query<{ next: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as next')).rows[0]!.next);
     try {
+      await one.webhooks.create({ ...WEBHOOK, webhook_id: 'e'.repeat(32) }, TEST_SETUP);
       const idleTurn = (store: Store) =>
         store.webhooks.turn({
           now: new Date().toISOString(),
@@ -106,17 +110,20 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
           dispatchLimit: 500,
           claim: { leaseUntil: new Date(Date.now() + 60_000).toISOString(), room: 10, perWebhook: 10, inHand: new Map() },
         });
-      // Whatever the test above left due is dispatched and claimed first.
-      while ((await idleTurn(first)).claimed.length > 0 || (await idleTurn(second)).claimed.length > 0);
+      // The webhook's own event (webhook.created) is dispatched and claimed first.
+      while ((await idleTurn(one)).claimed.length > 0 || (await idleTurn(two)).claimed.length > 0);
       const before = await nextId();
-      for (let turn = 0; turn < 10; turn++) assert.deepEqual(await idleTurn(turn % 2 ? first : second), { dispatched: [], claimed: [] });
+      for (let turn = 0; turn < 10; turn++) assert.deepEqual(await idleTurn(turn % 2 ? one : two), { dispatched: [], claimed: [] });
       assert.equal(await nextId(), before);
       // A new event is still dispatched, by one instance.
-      await first.users.create(newUserRecord(), TEST_SETUP);
-      const [one, two] = await Promise.all([idleTurn(first), idleTurn(second)]);
-      assert.equal(one.dispatched.length + two.dispatched.length, 1);
+      await one.users.create(newUserRecord(), TEST_SETUP);
+      const [first, second] = await Promise.all([idleTurn(one), idleTurn(two)]);
+      assert.equal(first.dispatched.length + second.dispatched.length, 1);
     } finally {
       await client.end();
+      await one.close();
+      await two.close();
+      await own.drop();
     }
   });
 });
