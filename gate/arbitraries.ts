@@ -21,9 +21,18 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  */
 export type Overrides = Record<string, (fromSchema: fc.Arbitrary<Json>) => fc.Arbitrary<Json>>;
 
-/** Strings of any kind: printable ASCII, and any Unicode code point. */
-const anyCodePoints = (constraints: { minLength?: number; maxLength?: number }) =>
-  fc.oneof(fc.string({ ...constraints, unit: 'grapheme-ascii' }), fc.string({ ...constraints, unit: 'binary' }));
+/** Strings of any kind: printable ASCII, and any Unicode code point (one arbitrary per length range, as stringArbitrary keeps them). */
+const anyCodePointsByLength = new Map<string, fc.Arbitrary<string>>();
+const anyCodePoints = ({ minLength = 0, maxLength }: { minLength?: number; maxLength?: number }) => {
+  const key = `${minLength}-${maxLength}`;
+  let arbitrary = anyCodePointsByLength.get(key);
+  if (!arbitrary) {
+    const constraints = { minLength, ...(maxLength === undefined ? {} : { maxLength }) };
+    arbitrary = fc.oneof(fc.string({ ...constraints, unit: 'grapheme-ascii' }), fc.string({ ...constraints, unit: 'binary' }));
+    anyCodePointsByLength.set(key, arbitrary);
+  }
+  return arbitrary;
+};
 
 /**
  * U+0001 in place of U+0000, which the service refuses in any string as it refuses unpaired
@@ -37,7 +46,22 @@ const anyText = (constraints: { minLength?: number; maxLength?: number }) => any
 
 const codePoints = (text: string) => [...text].length;
 
+/**
+ * The arbitraries of string schemas, by what they draw from: many operations share a field's
+ * schema (a username, an id, a password), and building one from a pattern (fast-check parses it
+ * and gathers its character classes) cost most of the fuzz's fixed time. Arbitraries hold no
+ * state of a run, so one serves every property that asks.
+ */
+const stringArbitraries = new Map<string, fc.Arbitrary<string>>();
+
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
+  const key = JSON.stringify([schema.enum, schema.pattern, schema.minLength, schema.maxLength]);
+  let arbitrary = stringArbitraries.get(key);
+  if (!arbitrary) stringArbitraries.set(key, (arbitrary = newStringArbitrary(schema)));
+  return arbitrary;
+}
+
+function newStringArbitrary(schema: Schema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...(schema.enum as string[]));
   const minLength: number = schema.minLength ?? 0;
   const maxLength: number = schema.maxLength ?? 300;
@@ -119,17 +143,20 @@ interface Breakage {
   apply(object: Record<string, Json>): fc.Arbitrary<void>;
 }
 
+/** A JSON value of each type, for otherTypes. */
+const OF_EACH_TYPE: Record<string, fc.Arbitrary<Json>> = {
+  string: fc.string({ maxLength: 12 }),
+  integer: fc.integer(),
+  number: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
+  boolean: fc.boolean(),
+  null: fc.constant(null),
+  array: fc.array(fc.integer(), { maxLength: 3 }),
+  object: fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+};
+
 /** JSON values of every type but the ones listed. */
 function otherTypes(...types: string[]): fc.Arbitrary<Json> {
-  const all: Record<string, fc.Arbitrary<Json>> = {
-    string: fc.string({ maxLength: 12 }),
-    integer: fc.integer(),
-    number: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
-    boolean: fc.boolean(),
-    null: fc.constant(null),
-    array: fc.array(fc.integer(), { maxLength: 3 }),
-    object: fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
-  };
+  const all = OF_EACH_TYPE;
   if (types.includes('integer')) types.push('number');
   return fc.oneof(
     ...Object.entries(all)
