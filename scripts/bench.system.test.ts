@@ -29,6 +29,8 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
       'baseline_rps',
       'update_user_rps',
       'update_user_p99_ms',
+      'update_user_first_answers_ms',
+      'baseline_first_answers_ms',
       'ratio_update_vs_baseline',
       'rss_after_mb',
       'validator_cost_ratio',
@@ -55,6 +57,7 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
     assert.deepEqual(
       ratioProblems(figures.comparisons, [
         'update_user_vs_baseline',
+        'update_user_p99_vs_baseline',
         'update_user_vs_mock',
         'with_validation_vs_without',
         'with_audit_vs_without',
@@ -63,6 +66,13 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
       [],
     );
     assert.equal(figures.ratio_update_vs_baseline, figures.comparisons.update_user_vs_baseline.median);
+    // Latencies on open connections, each connection's first answer apart (kit.ts, Latencies).
+    assert.match(
+      run.stdout,
+      /update_user's p99 against the baseline's, on open connections: \d+\.\d\d× .*the last of 50 new connections answered first after \d+ ms/,
+    );
+    for (const scenario of figures.scenarios)
+      assert.ok(scenario.firstAnswers >= 0 && scenario.p99 >= scenario.p50, JSON.stringify(scenario));
     assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
   });
 });

@@ -29,8 +29,16 @@ export const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
 export interface Measured {
   name: string;
   rps: number;
+  /** Latency of the answers on connections already open: each connection's first answer is left out (`firstAnswers`). */
   p50: number;
   p99: number;
+  /**
+   * When the slowest connection got its first answer, in ms from the load's start. Node accepts
+   * one new connection per turn of a busy event loop, so the last of 50 connections opened at
+   * once waits for the turns of those before it: a figure of the turn's length, apart from the
+   * operation's own latency.
+   */
+  firstAnswers: number;
   errors: number;
   /** The server's CPU time (all its threads) per request answered, in µs: a figure that holds across machines better than req/s. */
   cpuUsPerRequest?: number | undefined;
@@ -137,19 +145,69 @@ export function rssMegabytes(child: ChildProcess): number {
 export const SAMPLE_MS = 100;
 
 export async function load(name: string, options: autocannon.Options): Promise<Measured> {
+  const latencies = new Latencies();
   const { result, cpuUs } = await withCpuTime(options.url, () =>
-    autocannon({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options }),
+    recorded({ connections: CONNECTIONS, duration: DURATION_S, sampleInt: SAMPLE_MS, ...options }, latencies),
   );
-  return measured(name, result, cpuUs);
+  return measured(name, result, latencies, cpuUs);
+}
+
+/** An autocannon load whose every answer `latencies` records. */
+export function recorded(options: autocannon.Options, latencies: Latencies): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    latencies.of(
+      autocannon(options, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result))),
+    );
+  });
+}
+
+/**
+ * The latency of every answer of a load, by connection. autocannon opens its connections as a
+ * load starts, and a connection's first request waits for the server to accept it: one
+ * connection per turn of its event loop (Node), so under load the last of 50 connections waits
+ * for the turns of the 49 before it. Those first answers are kept apart: the p50 and p99 are
+ * those of the operation on open connections, as a client that keeps its connections sees it.
+ */
+export class Latencies {
+  readonly #steady: number[] = [];
+  #firstAnswers = 0;
+  readonly #answered = new WeakSet<object>();
+  #startedAt = 0;
+
+  /** Records the answers of `instance`, an autocannon load starting now. */
+  of(instance: autocannon.Instance): void {
+    this.#startedAt = performance.now();
+    instance.on('response', (client, _status, _bytes, milliseconds) => {
+      if (this.#answered.has(client)) {
+        this.#steady.push(milliseconds);
+      } else {
+        this.#answered.add(client);
+        this.#firstAnswers = Math.max(this.#firstAnswers, performance.now() - this.#startedAt);
+      }
+    });
+  }
+
+  /** The `fraction` quantile of the answers on open connections, in ms to a tenth; 0 with none. */
+  quantile(fraction: number): number {
+    if (this.#steady.length === 0) return 0;
+    const sorted = this.#steady.toSorted((x, y) => x - y);
+    return Number(sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!.toFixed(1));
+  }
+
+  /** When the last connection got its first answer, in ms from the load's start. */
+  get firstAnswers(): number {
+    return Math.round(this.#firstAnswers);
+  }
 }
 
 /** A load's figures; req/s from the requests completed and the time they took (autocannon's average is per sample). */
-export function measured(name: string, result: autocannon.Result, cpuUsPerRequest?: number): Measured {
+export function measured(name: string, result: autocannon.Result, latencies: Latencies, cpuUsPerRequest?: number): Measured {
   return {
     name,
     rps: Math.round(result.requests.total / result.duration),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: latencies.quantile(0.5),
+    p99: latencies.quantile(0.99),
+    firstAnswers: latencies.firstAnswers,
     errors: result.errors + result.timeouts + result.non2xx,
     cpuUsPerRequest,
   };
@@ -186,7 +244,7 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
 
 /**
  * A load split evenly over `urls` (instances side by side), as one contender's figures: req/s
- * and errors summed, the slowest instance's p50 and p99, and the CPU time of every instance
+ * and errors summed, the slowest instance's p50, p99 and first answers, and the CPU time of every instance
  * this run started over all their requests.
  */
 async function loadAcross(
@@ -196,15 +254,19 @@ async function loadAcross(
 ): Promise<Measured> {
   const servers = urls.map((url) => serversByOrigin.get(new URL(url).origin));
   const cpuBefore = servers.map((server) => (server ? cpuMs(server) : 0));
+  const latencies = urls.map(() => new Latencies());
   const results = await Promise.all(
-    urls.map((url) =>
-      autocannon({
-        url,
-        connections: Math.ceil(CONNECTIONS / urls.length),
-        duration: options.duration,
-        sampleInt: SAMPLE_MS,
-        requests: options.requests,
-      }),
+    urls.map((url, index) =>
+      recorded(
+        {
+          url,
+          connections: Math.ceil(CONNECTIONS / urls.length),
+          duration: options.duration,
+          sampleInt: SAMPLE_MS,
+          requests: options.requests,
+        },
+        latencies[index]!,
+      ),
     ),
   );
   const answered = sum(results.map((result) => result.requests.total));
@@ -215,8 +277,9 @@ async function loadAcross(
   return {
     name,
     rps: Math.round(sum(results.map((result) => result.requests.total / result.duration))),
-    p50: Math.max(...results.map((result) => result.latency.p50)),
-    p99: Math.max(...results.map((result) => result.latency.p99)),
+    p50: Math.max(...latencies.map((instance) => instance.quantile(0.5))),
+    p99: Math.max(...latencies.map((instance) => instance.quantile(0.99))),
+    firstAnswers: Math.max(...latencies.map((instance) => instance.firstAnswers)),
     errors: sum(results.map((result) => result.errors + result.timeouts + result.non2xx)),
     cpuUsPerRequest: cpuUs,
   };
@@ -256,6 +319,7 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
       rps: Math.round(median(mine.map((round) => round.rps))),
       p50: median(mine.map((round) => round.p50)),
       p99: median(mine.map((round) => round.p99)),
+      firstAnswers: median(mine.map((round) => round.firstAnswers)),
       errors: mine.reduce((sum, round) => sum + round.errors, 0),
       cpuUsPerRequest: mine.every((round) => round.cpuUsPerRequest !== undefined)
         ? median(mine.map((round) => round.cpuUsPerRequest!))

@@ -12,13 +12,14 @@
 import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { seedAuditEvents } from '../seed.js';
 import {
   compare,
   DURATION_S,
+  Latencies,
   measured,
   posting,
+  recorded,
   quick,
   ready,
   SAMPLE_MS,
@@ -101,16 +102,21 @@ export async function events({ directory, small }: BenchRun): Promise<ScenarioOu
 
   // (p) Commit to receipt at a steady rate.
   await fetch(`${receiver.url}/reset`, { method: 'POST' });
+  const latencies = new Latencies();
   const steady = measured(
     `(p) update_user at ${WRITES_PER_SECOND}/s, one webhook`,
-    await autocannon({
-      url: withWebhook.url,
-      connections: 10,
-      overallRate: WRITES_PER_SECOND,
-      duration: DURATION_S,
-      sampleInt: SAMPLE_MS,
-      requests: updates,
-    }),
+    await recorded(
+      {
+        url: withWebhook.url,
+        connections: 10,
+        overallRate: WRITES_PER_SECOND,
+        duration: DURATION_S,
+        sampleInt: SAMPLE_MS,
+        requests: updates,
+      },
+      latencies,
+    ),
+    latencies,
   );
   const writes = Math.round(steady.rps * DURATION_S);
   await settled(receiver.url);

@@ -5,14 +5,15 @@
  * what the service keeps.
  */
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { freePort } from '../../../lib/testing/ports.js';
 import { HeapInspector } from '../heap.js';
 import {
   CONNECTIONS,
+  Latencies,
   MEMORY_DURATION_S,
   measured,
   posting,
+  recorded,
   ready,
   rssMegabytes,
   SAMPLE_MS,
@@ -37,13 +38,17 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
   const heapAtStart = await heap.afterCollection();
   const samples: number[] = [rssMegabytes(steady.child)];
   const sampler = setInterval(() => samples.push(rssMegabytes(steady.child)), 1_000);
-  const long = await autocannon({
-    url: steady.url,
-    connections: CONNECTIONS,
-    duration: MEMORY_DURATION_S,
-    sampleInt: SAMPLE_MS,
-    requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
-  });
+  const latencies = new Latencies();
+  const long = await recorded(
+    {
+      url: steady.url,
+      connections: CONNECTIONS,
+      duration: MEMORY_DURATION_S,
+      sampleInt: SAMPLE_MS,
+      requests: posting('/api/public/update_user', updateBody(small.userIds, small.credentials)),
+    },
+    latencies,
+  );
   clearInterval(sampler);
   samples.push(rssMegabytes(steady.child));
   const heapAfterLoad = await heap.usage();
@@ -65,7 +70,7 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
   };
   const signed = (mb: number) => `${mb >= 0 ? '+' : ''}${mb}`;
   return {
-    results: [measured(`(h) update_user for ${MEMORY_DURATION_S} s`, long)],
+    results: [measured(`(h) update_user for ${MEMORY_DURATION_S} s`, long, latencies)],
     comparisons: {},
     figures,
     lines: [

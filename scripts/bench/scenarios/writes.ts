@@ -9,6 +9,7 @@ import { startPrism } from '../../../lib/prism.js';
 import { freePort } from '../../../lib/testing/ports.js';
 import {
   compare,
+  CONNECTIONS,
   load,
   type Measured,
   pick,
@@ -98,6 +99,7 @@ export async function writes({ directory, small }: BenchRun): Promise<ScenarioOu
   });
   const comparisons = {
     update_user_vs_baseline: againstBaseline.ratios[0]!,
+    update_user_p99_vs_baseline: againstBaseline.p99Ratios[0]!,
     update_user_vs_mock: againstMock.ratios[0]!,
     with_validation_vs_without: asServedOver(validationRatio),
     with_audit_vs_without: asServedOver(auditRatio),
@@ -113,6 +115,8 @@ export async function writes({ directory, small }: BenchRun): Promise<ScenarioOu
       update_user_rps: b.rps,
       update_user_p50_ms: b.p50,
       update_user_p99_ms: b.p99,
+      update_user_first_answers_ms: b.firstAnswers,
+      baseline_first_answers_ms: a.firstAnswers,
       ratio_update_vs_baseline: comparisons.update_user_vs_baseline.median,
       update_user_unvalidated_rps: withoutValidation.rps,
       update_user_tsx_rps: asServed.rps,
@@ -126,6 +130,7 @@ export async function writes({ directory, small }: BenchRun): Promise<ScenarioOu
     },
     lines: [
       `update_user against the baseline: ${shown(comparisons.update_user_vs_baseline)}`,
+      `update_user's p99 against the baseline's, on open connections: ${shown(comparisons.update_user_p99_vs_baseline)} (target ≤ 5); the last of ${CONNECTIONS} new connections answered first after ${b.firstAnswers} ms (the baseline's after ${a.firstAnswers} ms)`,
       `update_user against the Prism mock: ${shown(comparisons.update_user_vs_mock)}`,
       `update_user with validation against without: ${shown(comparisons.with_validation_vs_without)} (${withoutValidation.rps} req/s without it)`,
       `(j) update_user with its audit trail against without: ${shown(comparisons.with_audit_vs_without)} (target ≥ 0.9)`,
