@@ -39,10 +39,11 @@
  * PATCHes the bounds allow (scenarios/scim.ts); (t) PostgreSQL beside SQLite: update_user and get_user
  * on one instance and two, the every-user listing, and the pool's size (scenarios/postgres.ts).
  *
- * Latencies (p50, p99) are those of the answers on connections already open; "all open"
- * is when the last of a load's connections had its first answer, which waits for the server
- * to accept the connection: Node accepts one per turn of its event loop, so under load that
- * figure grows with the turn's length, not with the operation's latency (kit.ts, Latencies).
+ * Req/s are counted once every connection of a load is open, and latencies (p50, p99) are
+ * those of the answers on open connections; "all open" is when the last of a load's
+ * connections had its first answer, which waits for the server to accept the connection: Node
+ * accepts one per turn of its event loop, so under load that figure grows with the turn's
+ * length, not with the operation's cost (kit.ts, Latencies).
  *
  * Each scenario is a module of scripts/bench/scenarios/; what they share (the
  * settings, starting servers, loads and comparisons) is scripts/bench/kit.ts.

@@ -1,5 +1,6 @@
 /**
- * The bench's latencies: each connection's first answer apart from the others (kit.ts, Latencies).
+ * The bench's figures of a load: each connection's first answer apart from the others, and the
+ * rate once every connection is open (kit.ts, Latencies).
  */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
@@ -7,7 +8,7 @@ import { describe, it } from 'node:test';
 import type autocannon from 'autocannon';
 import { Latencies } from './kit.js';
 
-/** A load that answers, on each of `connections`, the latencies given in turn. */
+/** A load that answers, on each of `connections`, the latencies given in turn, through autocannon's `response` event. */
 function answered(connections: number[][]): Latencies {
   const latencies = new Latencies();
   const load = new EventEmitter();
@@ -21,8 +22,8 @@ function answered(connections: number[][]): Latencies {
   return latencies;
 }
 
-describe('the bench’s latencies', () => {
-  it('leave out each connection’s first answer, which waited for the connection to be accepted', () => {
+describe('the bench’s figures of a load', () => {
+  it('leave out of the latencies each connection’s first answer, which waited for the connection to be accepted', () => {
     // Two connections, the second accepted late: its first answer took 400 ms.
     const latencies = answered([
       [30, 1, 2, 3, 4, 5],
@@ -33,7 +34,7 @@ describe('the bench’s latencies', () => {
     assert.equal(latencies.quantile(0.1), 1);
   });
 
-  it('quantiles to a tenth of a millisecond, the nearest answer at or above the rank', () => {
+  it('take quantiles to a tenth of a millisecond, the answer at the rank', () => {
     const answers = Array.from({ length: 100 }, (_, index) => index + 0.04);
     const latencies = answered([[1000, ...answers]]);
     // The 99th of 100 answers, and the 50th.
@@ -42,9 +43,29 @@ describe('the bench’s latencies', () => {
     assert.equal(latencies.quantile(1), 99);
   });
 
-  it('say when the last connection had its first answer, and 0 for a load with no answer on an open connection', () => {
-    const latencies = answered([[5], [6]]);
-    assert.equal(latencies.quantile(0.99), 0);
-    assert.ok(latencies.firstAnswers >= 0 && latencies.firstAnswers < 1_000);
+  it('count the rate from when the last connection had its first answer', () => {
+    const latencies = new Latencies();
+    const [early, late] = [{}, {}];
+    // The early connection answers every 10 ms from 10 ms on; the late one's first answer comes at 500 ms.
+    for (let at = 10; at <= 1_000; at += 10) {
+      latencies.answered(early, 5, at);
+      if (at === 500) latencies.answered(late, 490, at);
+      if (at > 500) latencies.answered(late, 5, at);
+    }
+    assert.equal(latencies.firstAnswers, 500);
+    // After 500 ms: 50 answers on each connection in 500 ms.
+    assert.equal(latencies.steadyRate, 200);
+  });
+
+  it('give no rate where fewer than half the answers came once every connection was open, and 0 ms with no answer on an open one', () => {
+    const latencies = new Latencies();
+    const [early, late] = [{}, {}];
+    for (let at = 10; at <= 900; at += 10) latencies.answered(early, 5, at);
+    latencies.answered(late, 900, 950);
+    latencies.answered(early, 5, 1_000);
+    assert.equal(latencies.steadyRate, undefined);
+    const unanswered = answered([[5], [6]]);
+    assert.equal(unanswered.quantile(0.99), 0);
+    assert.equal(unanswered.steadyRate, undefined);
   });
 });

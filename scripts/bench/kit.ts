@@ -28,6 +28,7 @@ export const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
 
 export interface Measured {
   name: string;
+  /** Answers per second once every connection of the load was open (Latencies). */
   rps: number;
   /** Latency of the answers on connections already open: each connection's first answer is left out (`firstAnswers`). */
   p50: number;
@@ -162,14 +163,18 @@ export function recorded(options: autocannon.Options, latencies: Latencies): Pro
 }
 
 /**
- * The latency of every answer of a load, by connection. autocannon opens its connections as a
- * load starts, and a connection's first request waits for the server to accept it: one
- * connection per turn of its event loop (Node), so under load the last of 50 connections waits
- * for the turns of the 49 before it. Those first answers are kept apart: the p50 and p99 are
- * those of the operation on open connections, as a client that keeps its connections sees it.
+ * Every answer of a load: its latency, its time and its connection. autocannon opens its
+ * connections as a load starts, and a connection's first request waits for the server to
+ * accept it: one connection per turn of its event loop (Node), so under load the last of 50
+ * connections waits for the turns of the 49 before it, and until then the server answers fewer
+ * connections than the load has. That start is kept apart: the p50 and p99 are those of the
+ * answers on open connections, and the rate is the one once every connection is open, as a
+ * client that keeps its connections sees them.
  */
 export class Latencies {
   readonly #steady: number[] = [];
+  /** When each answer came, in ms from the load's start, in order. */
+  readonly #answeredAt: number[] = [];
   #firstAnswers = 0;
   readonly #answered = new WeakSet<object>();
   #startedAt = 0;
@@ -177,14 +182,32 @@ export class Latencies {
   /** Records the answers of `instance`, an autocannon load starting now. */
   of(instance: autocannon.Instance): void {
     this.#startedAt = performance.now();
-    instance.on('response', (client, _status, _bytes, milliseconds) => {
-      if (this.#answered.has(client)) {
-        this.#steady.push(milliseconds);
-      } else {
-        this.#answered.add(client);
-        this.#firstAnswers = Math.max(this.#firstAnswers, performance.now() - this.#startedAt);
-      }
-    });
+    instance.on('response', (client, _status, _bytes, milliseconds) =>
+      this.answered(client, milliseconds, performance.now() - this.#startedAt),
+    );
+  }
+
+  /** An answer on `client`'s connection that took `milliseconds`, `at` ms from the load's start. */
+  answered(client: object, milliseconds: number, at: number): void {
+    this.#answeredAt.push(at);
+    if (this.#answered.has(client)) {
+      this.#steady.push(milliseconds);
+    } else {
+      this.#answered.add(client);
+      this.#firstAnswers = Math.max(this.#firstAnswers, at);
+    }
+  }
+
+  /**
+   * Answers per second once every connection was open: those after the last connection's first
+   * answer, up to the last answer. Undefined where that leaves less than half of the load's
+   * answers (a load too short for its connections to open), whose rate is then its whole.
+   */
+  get steadyRate(): number | undefined {
+    const since = this.#firstAnswers;
+    const after = this.#answeredAt.filter((at) => at > since).length;
+    const window = (this.#answeredAt.at(-1) ?? 0) - since;
+    return after > 0 && window > 0 && after >= this.#answeredAt.length / 2 ? (after * 1000) / window : undefined;
   }
 
   /** The `fraction` quantile of the answers on open connections, in ms to a tenth; 0 with none. */
@@ -200,11 +223,14 @@ export class Latencies {
   }
 }
 
-/** A load's figures; req/s from the requests completed and the time they took (autocannon's average is per sample). */
+/**
+ * A load's figures; req/s once every connection was open, or else from the requests completed
+ * and the time they took (autocannon's average is per sample).
+ */
 export function measured(name: string, result: autocannon.Result, latencies: Latencies, cpuUsPerRequest?: number): Measured {
   return {
     name,
-    rps: Math.round(result.requests.total / result.duration),
+    rps: Math.round(latencies.steadyRate ?? result.requests.total / result.duration),
     p50: latencies.quantile(0.5),
     p99: latencies.quantile(0.99),
     firstAnswers: latencies.firstAnswers,
@@ -276,7 +302,7 @@ async function loadAcross(
       : undefined;
   return {
     name,
-    rps: Math.round(sum(results.map((result) => result.requests.total / result.duration))),
+    rps: Math.round(sum(results.map((result, index) => latencies[index]!.steadyRate ?? result.requests.total / result.duration))),
     p50: Math.max(...latencies.map((instance) => instance.quantile(0.5))),
     p99: Math.max(...latencies.map((instance) => instance.quantile(0.99))),
     firstAnswers: Math.max(...latencies.map((instance) => instance.firstAnswers)),
