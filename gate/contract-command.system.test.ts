@@ -22,10 +22,10 @@ describe('npm run contract', { timeout: 600_000 }, () => {
       // Every declared status is a transaction but the injected 500s and 503s (workspace 18 + 17, SCIM 23 + 18:
       // a body operation is a transaction per media type) and the 409s of a request held open (workspace 7,
       // SCIM 1), which only the self-check reaches.
-      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '5'], env);
+      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '2'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 578 transactions \(349 workspace, 229 SCIM\), 463 passed, 0 failed, 115 not checked/);
-      assert.match(run.stdout, /ok {3}fuzz: 60 operations, 600 requests \(300 valid, 300 invalid\), 0 failures/);
+      assert.match(run.stdout, /ok {3}fuzz: 60 operations, 228 requests \(108 valid, 120 invalid\), 0 failures/);
       assert.match(run.stdout, /Contract gate passed\./);
       // At once again: its failed checks and its 429s locked nothing out (neither the key nor the address).
       const again = await runScript(

@@ -96,8 +96,9 @@ export class FuzzSession {
     if (problems.length > 0) throw new Error(`${problems.join('; ')} — request ${shown}`);
   }
 
-  async check(label: string, kind: string, property: fc.IAsyncProperty<any>, seed: number): Promise<void> {
-    const details = await fc.check(property, { seed, numRuns: this.options.runs, endOnFailure: true });
+  /** Checks `property` on `runs` generated values: the run's setting unless the property has fewer to give. */
+  async check(label: string, kind: string, property: fc.IAsyncProperty<any>, seed: number, runs = this.options.runs): Promise<void> {
+    const details = await fc.check(property, { seed, numRuns: runs, endOnFailure: true });
     if (details.failed) {
       const reproduce = `FUZZ_SEED=${this.options.seed} (this check: seed ${seed}, path ${details.counterexamplePath})`;
       this.failures.push(
