@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type autocannon from 'autocannon';
-import { Latencies } from './kit.js';
+import { comparableRate, Latencies, type Measured } from './kit.js';
 
 /** A load that answers, on each of `connections`, the latencies given in turn, through autocannon's `response` event. */
 function answered(connections: number[][]): Latencies {
@@ -67,5 +67,26 @@ describe('the bench’s figures of a load', () => {
     const unanswered = answered([[5], [6]]);
     assert.equal(unanswered.quantile(0.99), 0);
     assert.equal(unanswered.steadyRate, undefined);
+  });
+
+  it('compare a round’s rates like with like: once every connection was open only where every contender’s were', () => {
+    const round = (overallRps: number, steadyRps?: number): Measured => ({
+      name: 'x',
+      rps: steadyRps ?? overallRps,
+      overallRps,
+      steadyRps,
+      p50: 1,
+      p99: 2,
+      firstAnswers: 10,
+      errors: 0,
+    });
+    // Round 0: both contenders' connections opened early; round 1: the second's too late.
+    const rounds = [
+      [round(900, 1000), round(1800, 2000)],
+      [round(450, 500), round(700)],
+    ];
+    const rate = comparableRate(rounds);
+    assert.deepEqual([rate(rounds[0]![0]!, 0), rate(rounds[1]![0]!, 0)], [1000, 500]);
+    assert.deepEqual([rate(rounds[0]![1]!, 1), rate(rounds[1]![1]!, 1)], [1800, 700]);
   });
 });

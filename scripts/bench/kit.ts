@@ -28,8 +28,12 @@ export const ROUND_S = Number(process.env.BENCH_ROUND_S) || (quick ? 1 : 3);
 
 export interface Measured {
   name: string;
-  /** Answers per second once every connection of the load was open (Latencies). */
+  /** Answers per second: once every connection of the load was open where the load allows it (`steadyRps`), else `overallRps`. */
   rps: number;
+  /** Answers per second over the whole load. */
+  overallRps: number;
+  /** Answers per second once every connection was open (Latencies.steadyRate), where most answers came then. */
+  steadyRps?: number | undefined;
   /** Latency of the answers on connections already open: each connection's first answer is left out (`firstAnswers`). */
   p50: number;
   p99: number;
@@ -228,9 +232,13 @@ export class Latencies {
  * and the time they took (autocannon's average is per sample).
  */
 export function measured(name: string, result: autocannon.Result, latencies: Latencies, cpuUsPerRequest?: number): Measured {
+  const overallRps = result.requests.total / result.duration;
+  const steadyRps = latencies.steadyRate;
   return {
     name,
-    rps: Math.round(latencies.steadyRate ?? result.requests.total / result.duration),
+    rps: Math.round(steadyRps ?? overallRps),
+    overallRps,
+    steadyRps,
     p50: latencies.quantile(0.5),
     p99: latencies.quantile(0.99),
     firstAnswers: latencies.firstAnswers,
@@ -295,6 +303,9 @@ async function loadAcross(
       ),
     ),
   );
+  const overallRps = sum(results.map((result) => result.requests.total / result.duration));
+  const steadyRates = latencies.map((instance) => instance.steadyRate);
+  const steadyRps = steadyRates.every((rate) => rate !== undefined) ? sum(steadyRates) : undefined;
   const answered = sum(results.map((result) => result.requests.total));
   const cpuUs =
     answered > 0 && servers.every((server) => server !== undefined)
@@ -302,7 +313,9 @@ async function loadAcross(
       : undefined;
   return {
     name,
-    rps: Math.round(sum(results.map((result, index) => latencies[index]!.steadyRate ?? result.requests.total / result.duration))),
+    rps: Math.round(steadyRps ?? overallRps),
+    overallRps,
+    steadyRps,
     p50: Math.max(...latencies.map((instance) => instance.quantile(0.5))),
     p99: Math.max(...latencies.map((instance) => instance.quantile(0.99))),
     firstAnswers: Math.max(...latencies.map((instance) => instance.firstAnswers)),
@@ -343,6 +356,7 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
     return {
       name: contender.name,
       rps: Math.round(median(mine.map((round) => round.rps))),
+      overallRps: median(mine.map((round) => round.overallRps)),
       p50: median(mine.map((round) => round.p50)),
       p99: median(mine.map((round) => round.p99)),
       firstAnswers: median(mine.map((round) => round.firstAnswers)),
@@ -352,19 +366,30 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
         : undefined,
     };
   });
-  const ratiosOf = (figure: (round: Measured) => number) =>
+  const ratiosOf = (figure: (round: Measured, index: number) => number) =>
     rounds.slice(1).map((mine) => {
       // A round in which the first contender answered nothing (a machine busy with other work, in a
       // short round) has no ratio: it is left out, rather than counted as infinite.
       const perRound = mine.flatMap((round, index) => {
-        const base = figure(rounds[0]![index]!);
-        return base > 0 ? [figure(round) / base] : [];
+        const base = figure(rounds[0]![index]!, index);
+        return base > 0 ? [figure(round, index) / base] : [];
       });
       if (perRound.length === 0) return { median: 0, low: 0, high: 0, rounds: ROUNDS };
       const round3 = (value: number) => Number(value.toFixed(3));
       return { median: round3(median(perRound)), low: round3(Math.min(...perRound)), high: round3(Math.max(...perRound)), rounds: ROUNDS };
     });
-  return { results, ratios: ratiosOf((round) => round.rps), p99Ratios: ratiosOf((round) => round.p99) };
+  return { results, ratios: ratiosOf(comparableRate(rounds)), p99Ratios: ratiosOf((round) => round.p99) };
+}
+
+/**
+ * The rate of each contender's round (rounds[contender][round]) to compare with the others' in
+ * that round, like with like: once every connection was open where every contender's load allowed
+ * it, else over the whole loads (a server slow to accept its connections, the Prism mock, leaves
+ * too little of a short round once they are open).
+ */
+export function comparableRate(rounds: readonly (readonly Measured[])[]): (round: Measured, index: number) => number {
+  const steadyIn = (index: number) => rounds.every((mine) => mine[index]?.steadyRps !== undefined);
+  return (round, index) => (steadyIn(index) ? round.steadyRps! : round.overallRps);
 }
 
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
