@@ -3,6 +3,7 @@
  * (server/testing/gate-target.ts), broken or not.
  */
 import { type OwnTargetOptions, startOwnTarget } from '../../server/testing/gate-target.js';
+import { CONTRACT_OPERATIONS } from '../contract-schemas.js';
 import { type CheckName, runGate } from '../gate.js';
 import type { CheckResult } from '../report.js';
 
@@ -26,3 +27,21 @@ export async function gate(
 
 /** The failures one check reported. */
 export const failuresOf = (results: CheckResult[], name: string) => results.find((result) => result.name === name)?.failures ?? [];
+
+/** The tallies of the workspace operations that take no input, whose one valid request the fuzz sends once. */
+const WITHOUT_INPUT = new Set(
+  CONTRACT_OPERATIONS.filter((operation) => !operation.requestSchema).map((operation) => `${operation.operationId} valid:`),
+);
+
+/**
+ * What is wrong with the fuzz's tallies of statuses (e.g. "getUser valid: 200×65 401×13"):
+ * fewer than `runs` requests for an operation, or more or fewer than one valid request for an
+ * operation that takes no input.
+ */
+export function fuzzTallyProblems(tallies: readonly string[], runs: number): string[] {
+  return tallies.flatMap((tally) => {
+    const sent = [...tally.matchAll(/×(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    if (WITHOUT_INPUT.has(tally.slice(0, tally.indexOf(':') + 1))) return sent === 1 ? [] : [`${sent} requests, not 1: ${tally}`];
+    return sent >= runs ? [] : [`only ${sent} requests: ${tally}`];
+  });
+}
