@@ -11,8 +11,8 @@ import { openStore } from '../open-store.js';
 import { BackgroundCheckpoints, CHECKPOINT_BACKSTOP_PAGES, type CheckpointTimings, INLINE_CHECKPOINT_PAGES } from './checkpoints.js';
 import { openSqliteConnection } from './open-connection.js';
 
-/** The log's size is looked at every 10 ms here; the thread copies every 10 ms unless told otherwise. */
-const QUICK: CheckpointTimings = { walCheckMs: 10, everyMs: 10, stopWithinMs: 5_000 };
+/** Every 10 ms here: the log's size looked at, the pages waiting looked at, and any copied. */
+const QUICK: CheckpointTimings = { walCheckMs: 10, lookEveryMs: 10, atLeastEveryMs: 10, stopWithinMs: 5_000 };
 
 async function until(condition: () => boolean, what: string, withinMs = 10_000): Promise<void> {
   const deadline = Date.now() + withinMs;
@@ -43,8 +43,8 @@ describe('SQLite checkpoints off the event loop', () => {
   it('leaves them to the writer while the log is small, then takes them to a thread, where a large commit no longer copies', async () => {
     const path = join(directory, 'moving.db');
     const writer = openSqliteConnection(path);
-    // The thread copies only once a minute here: whatever reaches the database file meanwhile, the writer copied.
-    const checkpoints = new BackgroundCheckpoints(path, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs, { ...QUICK, everyMs: 60_000 });
+    // The thread looks only once a minute here: whatever reaches the database file meanwhile, the writer copied.
+    const checkpoints = new BackgroundCheckpoints(path, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs, { ...QUICK, lookEveryMs: 60_000 });
     try {
       writePages(writer, 100);
       await delay(5 * QUICK.walCheckMs);
@@ -74,7 +74,7 @@ describe('SQLite checkpoints off the event loop', () => {
       const before = statSync(path).size;
       writePages(writer, 2 * INLINE_CHECKPOINT_PAGES);
       await until(() => statSync(path).size > before + INLINE_CHECKPOINT_PAGES * 4096, 'the thread copies the new pages');
-      assert.ok(checkpoints.checkpointed > 0, 'the thread says what it copied');
+      await until(() => checkpoints.checkpointed > 0, 'the thread says what it copied');
     } finally {
       await checkpoints.stop();
     }

@@ -10,7 +10,8 @@
  *
  * So once the log has grown to that size, the checkpoints move to a thread of
  * their own (checkpoint-thread.ts), on a connection of its own: passive ones,
- * which never wait for or hold up the writer. The writer's connection then
+ * which never wait for or hold up the writer, taken as SQLite would (once 1,000
+ * pages wait to be copied) and besides once a second while any wait. The writer's connection then
  * checkpoints by itself only past CHECKPOINT_BACKSTOP_PAGES: a log that a
  * steady stream of commits keeps the thread from emptying (SQLite starts it
  * afresh only when a write finds every page copied) is copied, what little the
@@ -36,19 +37,20 @@ const THREAD_FILE = new URL(`./checkpoint-thread${extname(fileURLToPath(import.m
 export interface CheckpointTimings {
   /** How often the log's size is looked at, until the thread starts. */
   walCheckMs: number;
-  /** How often the thread checkpoints. */
-  everyMs: number;
+  /** How often the thread looks at how many pages wait to be copied (checkpoint-thread.ts). */
+  lookEveryMs: number;
+  /** How often the thread checkpoints, at least, while pages wait. */
+  atLeastEveryMs: number;
   /** How long a thread asked to stop may take before it is terminated. */
   stopWithinMs: number;
 }
 
-/**
- * A checkpoint a second: each copies the latest version of every page the log holds, so a page
- * that many commits wrote (the users' and the trail's last pages) is copied once per checkpoint.
- * Every 50 ms, the thread copied the same pages twenty times as often, and update_user's CPU
- * time (all threads) rose from about 730 to 810 µs (BENCHMARKS.md).
- */
-export const DEFAULT_CHECKPOINT_TIMINGS: CheckpointTimings = { walCheckMs: 1_000, everyMs: 1_000, stopWithinMs: 5_000 };
+export const DEFAULT_CHECKPOINT_TIMINGS: CheckpointTimings = {
+  walCheckMs: 1_000,
+  lookEveryMs: 50,
+  atLeastEveryMs: 1_000,
+  stopWithinMs: 5_000,
+};
 
 /** Where the checkpoints are taken: by the writer, on their thread, or by the writer again after the thread failed. */
 export type CheckpointsTaken = 'by the writer' | 'on their thread' | 'by the writer, the thread failed';
@@ -100,7 +102,13 @@ export class BackgroundCheckpoints {
     // Looked at again: the store may have begun to close while the log's size was being read.
     if (this.#thread || this.#stopping) return;
     clearInterval(this.#watch);
-    const settings: CheckpointThreadSettings = { path: this.path, everyMs: this.timings.everyMs, lockTimeoutMs: this.lockTimeoutMs };
+    const settings: CheckpointThreadSettings = {
+      path: this.path,
+      lookEveryMs: this.timings.lookEveryMs,
+      pagesWaiting: INLINE_CHECKPOINT_PAGES,
+      atLeastEveryMs: this.timings.atLeastEveryMs,
+      lockTimeoutMs: this.lockTimeoutMs,
+    };
     const thread = new Worker(THREAD_FILE, { workerData: settings });
     this.#thread = thread;
     this.#exited = new Promise((resolve) => thread.once('exit', () => resolve()));
