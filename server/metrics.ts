@@ -10,14 +10,6 @@ import { OPERATIONS } from '../lib/contract/operations.js';
 import { SCIM_BASE_PATH, SCIM_OPERATIONS } from '../lib/contract/scim-operations.js';
 import type { Logger } from './logger.js';
 import type { StoreStats } from './store/repositories.js';
-import type { CheckpointsTaken } from './store/sqlite/checkpoints.js';
-
-/** workspace_sqlite_checkpoints' labels, one per state of the checkpoints (store/sqlite/checkpoints.ts). */
-const CHECKPOINT_LABELS: readonly (readonly [string, CheckpointsTaken])[] = [
-  ['writer', 'by the writer'],
-  ['thread', 'on their thread'],
-  ['writer_after_failure', 'by the writer, the thread failed'],
-];
 
 export interface MetricSources {
   /** Password hashes running and waiting (server/password/hashing.ts). */
@@ -143,17 +135,6 @@ export class ServiceMetrics {
         const pool = sources.store().pool;
         if (!pool) return;
         for (const [state, value] of Object.entries(pool)) this.set({ state }, value);
-      },
-    });
-    new Gauge({
-      name: 'workspace_sqlite_checkpoints',
-      help: 'SQLite: 1 beside who copies the write-ahead log into the database file now: the writer, on the event loop (until the log first grows to 1,000 pages), a thread of its own, or the writer again after that thread failed.',
-      labelNames: ['taken'],
-      registers,
-      collect() {
-        const taken = sources.store().checkpoints;
-        if (!taken) return;
-        for (const [label, state] of CHECKPOINT_LABELS) this.set({ taken: label }, state === taken ? 1 : 0);
       },
     });
   }

@@ -4,7 +4,6 @@
  * HTTP; `openStore` (open-store.ts) gives the one DATABASE_URL names.
  */
 import type { EventOrder } from './event-order.js';
-import type { CheckpointsTaken } from './sqlite/checkpoints.js';
 import type {
   ApiKeyRecord,
   AttributeChanges,
@@ -225,8 +224,6 @@ export interface WebhookRepository {
 export interface StoreStats {
   /** PostgreSQL's connection pool: connections open, idle, and requests waiting for one. */
   pool?: { total: number; idle: number; waiting: number };
-  /** SQLite: who copies the write-ahead log into the database file now (sqlite/checkpoints.ts). */
-  checkpoints?: CheckpointsTaken;
 }
 
 /** Requests sent with an Idempotency-Key and their answers (idempotency-repository.ts). */
