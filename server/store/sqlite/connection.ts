@@ -1,59 +1,18 @@
 /**
- * The embedded SQLite database (better-sqlite3). Every connection gets its
- * pragmas on open: a connection that does not set `synchronous` itself runs at
- * the library default, which would silently weaken durability.
+ * The embedded SQLite database (better-sqlite3) as Kysely uses it: one
+ * connection (open-connection.ts), its statements cached, and the log of a
+ * large commit copied into the database file off the event loop
+ * (large-commits.ts).
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
 import { type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
-import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../timeouts.js';
+import type { DatabaseTimeouts } from '../timeouts.js';
 import { sqliteFault } from './faults.js';
+import { openSqliteConnection } from './open-connection.js';
+import { LargeCommits } from './large-commits.js';
 import { holdSharedLease, type Lease } from './lease.js';
-
-/**
- * FULL: a transaction is on disk before its 200 is sent, even across a power
- * loss (NORMAL in WAL mode survives a process crash but may lose the last
- * commits on power loss).
- */
-export const SQLITE_SYNCHRONOUS = 'FULL';
-
-/**
- * Creates the database's directory. A recursive mkdir reports ENOENT where
- * the real cause is a read-only or forbidden parent (EROFS, EACCES), so on
- * failure the nearest existing parent is asked for write access, and that
- * answer is the cause given.
- */
-function createDirectory(directory: string): void {
-  try {
-    mkdirSync(directory, { recursive: true });
-  } catch (error) {
-    let parent = dirname(directory);
-    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-    let cause = error;
-    try {
-      accessSync(parent, constants.W_OK);
-    } catch (accessError) {
-      cause = accessError;
-    }
-    // eslint-disable-next-line preserve-caught-error -- mkdir's ENOENT hides the real cause, which the access check names.
-    throw new Error(`cannot create the directory ${directory}`, { cause });
-  }
-}
-
-/** Waiting for a lock another process holds blocks the event loop (the driver is synchronous): kept short. */
-export function openSqliteConnection(path: string, lockTimeoutMs = DEFAULT_DATABASE_TIMEOUTS.lockMs): BetterSqlite3.Database {
-  if (path !== ':memory:') createDirectory(dirname(path));
-  const connection = new BetterSqlite3(path);
-  connection.pragma('journal_mode = WAL');
-  connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
-  connection.pragma('foreign_keys = ON');
-  // Another process (the admin CLI) may hold the write lock for a moment; past this, 503 database_busy.
-  connection.pragma(`busy_timeout = ${Math.trunc(lockTimeoutMs)}`);
-  return connection;
-}
 
 /** Distinct statements the service issues are few; this bounds the cache even for varied `in (…)` lists. */
 export const STATEMENT_CACHE_SIZE = 256;
@@ -109,21 +68,44 @@ export function withStatementCache(connection: BetterSqlite3.Database, size = ST
  * rollback - no transaction is active", and that error, thrown in place of
  * the original, is all the log would show. Here a rollback with no
  * transaction open is skipped, so the original error is the one reported.
+ * A large transaction's commit leaves its checkpoint to a thread
+ * (large-commits.ts), which stops before the connection closes, so that the
+ * close checkpoints the log and removes it.
  */
 class RollbackSafeSqliteDialect extends SqliteDialect {
   constructor(
     private readonly connection: () => CachingConnection | undefined,
+    private readonly largeCommits: () => LargeCommits | undefined,
     private readonly config: ConstructorParameters<typeof SqliteDialect>[0],
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    const connection = this.connection;
+    const { connection, largeCommits } = this;
     return new (class extends SqliteDriver {
+      override async beginTransaction(databaseConnection: DatabaseConnection): Promise<void> {
+        await super.beginTransaction(databaseConnection);
+        largeCommits()?.began();
+      }
+
+      override async commitTransaction(databaseConnection: DatabaseConnection): Promise<void> {
+        const large = largeCommits()?.beforeCommit() ?? false;
+        try {
+          await super.commitTransaction(databaseConnection);
+        } finally {
+          largeCommits()?.afterCommit(large);
+        }
+      }
+
       override async rollbackTransaction(databaseConnection: DatabaseConnection): Promise<void> {
         if (connection()?.inTransaction === false) return;
         await super.rollbackTransaction(databaseConnection);
+      }
+
+      override async destroy(): Promise<void> {
+        await largeCommits()?.stop();
+        await super.destroy();
       }
     })(this.config);
   }
@@ -131,6 +113,7 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
 
 export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): Kysely<Database> {
   let connection: CachingConnection | undefined;
+  let largeCommits: LargeCommits | undefined;
   const database = async () => {
     const opened = openSqliteConnection(path, timeouts.lockMs);
     let lease: Lease | undefined;
@@ -141,8 +124,13 @@ export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: 
       opened.close();
       throw error;
     }
+    if (path !== ':memory:') largeCommits = new LargeCommits(path, opened, timeouts.lockMs);
     return (connection = withStatementCache(opened, STATEMENT_CACHE_SIZE, lease));
   };
-  const dialect = new RollbackSafeSqliteDialect(() => connection, { database });
+  const dialect = new RollbackSafeSqliteDialect(
+    () => connection,
+    () => largeCommits,
+    { database },
+  );
   return new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) });
 }

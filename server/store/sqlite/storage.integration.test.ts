@@ -8,7 +8,8 @@ import { explain } from '../../service-errors.js';
 import { MIGRATION_NAMES } from '../migrations.js';
 import { openStore } from '../open-store.js';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
-import { openSqliteConnection, withStatementCache } from './connection.js';
+import { withStatementCache } from './connection.js';
+import { openSqliteConnection } from './open-connection.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 import { newUserRecord, openInspectedStore } from '../testing/open-test-store.js';
 
