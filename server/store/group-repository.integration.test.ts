@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'scim2-parse-filter';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { MEMBERS_BUMPED_PER_STATEMENT } from './group-repository.js';
+import { MEMBERS_BUMPED_PER_STATEMENT, MEMBERSHIPS_PER_STATEMENT } from './group-repository.js';
 import { NameTakenError, StaleVersionError, type StoredUser, UnknownMembersError } from './records.js';
 import { TEST_SETUP } from '../testing/test-setup.js';
 import type { Store } from './repositories.js';
@@ -153,7 +153,9 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
   });
 
   it('places the events of a change of many members in the order of its members, one after another, past a statement’s share', async () => {
-    const many = 600; // more than one insert's share of events (EVENTS_PER_INSERT)
+    // More than one insert's share of events (EVENTS_PER_INSERT), and than two of memberships (MEMBERSHIPS_PER_STATEMENT).
+    const many = 600;
+    assert.ok(many > 2 * MEMBERSHIPS_PER_STATEMENT && many % MEMBERSHIPS_PER_STATEMENT !== 0);
     // Ten at a time, as many as the pool holds: 600 at once waited on PostgreSQL's pool past the
     // connect timeout (DATABASE_CONNECT_TIMEOUT_MS) on a busy machine, each behind the sequencer.
     const users: StoredUser['record'][] = [];
@@ -179,6 +181,11 @@ describe(`GroupRepository (${TEST_STORE})`, () => {
       added.map((_, index) => index),
       'at places one after another',
     );
+    const members = async () => (await store.groups.find(groupId, { withMembers: true }))!.members!.map((member) => member.user_id).sort();
+    assert.deepEqual(await members(), [...added].sort(), 'every member, the last statement’s included');
+    const kept = added.slice(0, 1);
+    assert.ok(typeof (await store.groups.amend(groupId, { addMembers: [], removeMembers: added.slice(1) }, TEST_SETUP)) === 'object');
+    assert.deepEqual(await members(), kept, 'every member taken out but the one not named');
   });
 
   it('amends names, moving the version of every member, whose groups are named in them', async () => {

@@ -269,12 +269,22 @@ export class KyselyGroupRepository implements GroupRepository {
         const known = new Set(found.map((user) => user.user_id));
         throw new UnknownMembersError(added.filter((userId) => !known.has(userId)));
       }
+    }
+    // A membership's row costs SQLite about 15 µs on this thread (its two indexes and two foreign
+    // keys, at places all over them): the 723 a PATCH body holds at most took 10-13 ms in one statement.
+    for (let start = 0; start < added.length; start += MEMBERSHIPS_PER_STATEMENT) {
+      await nextTurn();
+      const batch = added.slice(start, start + MEMBERSHIPS_PER_STATEMENT);
       await trx
         .insertInto('user_groups')
-        .values(added.map((user_id) => ({ user_id, group_id: groupId })))
+        .values(batch.map((user_id) => ({ user_id, group_id: groupId })))
         .execute();
     }
-    if (removed.length > 0) await trx.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', removed).execute();
+    for (let start = 0; start < removed.length; start += MEMBERSHIPS_PER_STATEMENT) {
+      await nextTurn();
+      const batch = removed.slice(start, start + MEMBERSHIPS_PER_STATEMENT);
+      await trx.deleteFrom('user_groups').where('group_id', '=', groupId).where('user_id', 'in', batch).execute();
+    }
     const changed = [...added, ...removed];
     if (changed.length === 0) return;
     // A thousand members' rows are milliseconds of SQLite's work on this thread: the loop is freed between the steps.
@@ -399,6 +409,9 @@ async function storedGroups(db: Db, rows: StoredRow[], withMembers = true): Prom
  * a quarter of a second, so the members go in batches, the loop free between them.
  */
 export const MEMBERS_BUMPED_PER_STATEMENT = 1_000;
+
+/** Memberships one statement adds or takes out in a change of members, the loop free between statements: about 4 ms of SQLite's work each. */
+export const MEMBERSHIPS_PER_STATEMENT = 250;
 
 /**
  * Moves the version of every member of a group (a rename or a deletion shows in each), a batch

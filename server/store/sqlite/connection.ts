@@ -85,6 +85,7 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
     const { connection, largeCommits } = this;
     return new (class extends SqliteDriver {
       override async beginTransaction(databaseConnection: DatabaseConnection): Promise<void> {
+        await largeCommits()?.beforeBegin();
         await super.beginTransaction(databaseConnection);
         largeCommits()?.began();
       }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
 import { openStore } from '../open-store.js';
-import { AUTOMATIC_CHECKPOINT_PAGES, LARGE_COMMIT_ROWS, LargeCommits } from './large-commits.js';
+import { AUTOMATIC_CHECKPOINT_PAGES, LARGE_COMMIT_ROWS, LargeCommits, MOST_LOG_PAGES } from './large-commits.js';
 import { openSqliteConnection } from './open-connection.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 
@@ -21,10 +21,14 @@ async function until(condition: () => boolean, what: string, withinMs = 10_000):
   }
 }
 
-/** Commits `rows` rows of a page each (4,000 random bytes) in one transaction, told to `commits` as the store's driver tells it. */
-function commitRows(connection: BetterSqlite3.Database, commits: LargeCommits, rows: number): void {
+/**
+ * Commits `rows` rows of `pagesEach` pages (4,000 random bytes a page) in one transaction, told
+ * to `commits` as the store's driver tells it.
+ */
+async function commitRows(connection: BetterSqlite3.Database, commits: LargeCommits, rows: number, pagesEach = 1): Promise<void> {
   connection.exec('create table if not exists filler (bytes blob)');
-  const insert = connection.prepare('insert into filler values (randomblob(4000))');
+  const insert = connection.prepare(`insert into filler values (randomblob(${4_000 * pagesEach}))`);
+  await commits.beforeBegin();
   connection.exec('begin');
   commits.began();
   for (let row = 0; row < rows; row++) insert.run();
@@ -48,7 +52,9 @@ describe('SQLite: a large commit copied into the database file off the event loo
     const commits = new LargeCommits(path, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs);
     try {
       const before = statSync(path).size;
-      commitRows(writer, commits, AUTOMATIC_CHECKPOINT_PAGES + 200);
+      // Fewer rows than a large commit's, more pages than SQLite's threshold.
+      const pagesEach = Math.ceil((AUTOMATIC_CHECKPOINT_PAGES + 200) / (LARGE_COMMIT_ROWS - 1));
+      await commitRows(writer, commits, LARGE_COMMIT_ROWS - 1, pagesEach);
       assert.equal(commits.copying, false, 'no thread asked');
       assert.equal(automaticCheckpoint(writer), AUTOMATIC_CHECKPOINT_PAGES);
       assert.ok(statSync(path).size > before + AUTOMATIC_CHECKPOINT_PAGES * 4096, 'the commit copied its pages itself');
@@ -65,7 +71,7 @@ describe('SQLite: a large commit copied into the database file off the event loo
     try {
       writer.exec('create table filler (bytes blob)');
       const before = statSync(path).size;
-      commitRows(writer, commits, LARGE_COMMIT_ROWS);
+      await commitRows(writer, commits, LARGE_COMMIT_ROWS);
       // The thread (just started) has not answered yet: whatever reached the file, the commit copied.
       assert.equal(statSync(path).size, before, `the commit of ${LARGE_COMMIT_ROWS} pages left the database file as it was`);
       assert.equal(commits.copying, true);
@@ -80,6 +86,42 @@ describe('SQLite: a large commit copied into the database file off the event loo
     assert.equal(existsSync(`${path}-wal`), false, 'with the thread stopped first, the last close checkpointed the log and removed it');
   });
 
+  it('has a transaction begin once the log is copied when large commits grew it past MOST_LOG_PAGES, so that it starts afresh', async () => {
+    const path = join(directory, 'growing.db');
+    const writer = openSqliteConnection(path);
+    const commits = new LargeCommits(path, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs);
+    // A reader on an early snapshot: as for large commits each beginning while the thread copies
+    // the one before, the log cannot start afresh, and grows.
+    const reader = openSqliteConnection(path);
+    try {
+      await commitRows(writer, commits, 1);
+      reader.exec('begin');
+      reader.prepare('select count(*) from filler').get();
+      for (let pages = 0; pages < MOST_LOG_PAGES; pages += LARGE_COMMIT_ROWS) {
+        await commitRows(writer, commits, LARGE_COMMIT_ROWS);
+        await until(() => !commits.copying, "the thread's copy");
+      }
+      // One more, whose copy the next transaction finds under way.
+      await commitRows(writer, commits, LARGE_COMMIT_ROWS);
+      reader.exec('commit');
+      const log = statSync(`${path}-wal`).size;
+      assert.ok(log > MOST_LOG_PAGES * 4096, `the log grew to ${log} bytes`);
+      assert.equal(commits.copying, true);
+      await commits.beforeBegin();
+      assert.equal(commits.copying, false, "the next transaction begins once the thread's copy is done");
+      await commitRows(writer, commits, LARGE_COMMIT_ROWS);
+      assert.equal(statSync(`${path}-wal`).size, log, 'and writes at the start of the log, which does not grow');
+      assert.equal(commits.copying, true, 'its pages are the thread’s to copy');
+      await commits.beforeBegin();
+      assert.equal(commits.copying, true, 'on a log started afresh, the next transaction does not wait');
+      await until(() => !commits.copying, "the thread's copy");
+    } finally {
+      reader.close();
+      await commits.stop();
+      writer.close();
+    }
+  });
+
   it('gives the checkpoints back to the writer, and says why, when the thread fails', async () => {
     const writer = openSqliteConnection(join(directory, 'writer.db'));
     // A "database" the thread cannot open: a directory.
@@ -88,7 +130,7 @@ describe('SQLite: a large commit copied into the database file off the event loo
     const warnings: string[] = [];
     const commits = new LargeCommits(unopenable, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs, (error) => warnings.push(error.message));
     try {
-      commitRows(writer, commits, LARGE_COMMIT_ROWS);
+      await commitRows(writer, commits, LARGE_COMMIT_ROWS);
       await until(() => warnings.length > 0, 'the failure is noticed');
       assert.equal(automaticCheckpoint(writer), AUTOMATIC_CHECKPOINT_PAGES, "SQLite's own threshold again");
       assert.equal(commits.copying, false);

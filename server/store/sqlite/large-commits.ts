@@ -15,8 +15,11 @@
  * log is always found all copied after one, and SQLite starts it afresh. Taken
  * on a thread for every commit they were not, the log grew, and the webhook's
  * commit-to-receipt latency at 500 writes/s missed its target in 6 runs of 9
- * (BENCHMARKS.md). The thread starts at the first large commit; should it fail,
- * the writer takes the checkpoints back and a warning says why.
+ * (BENCHMARKS.md). Large commits one after another would grow the log in the
+ * same way: past MOST_LOG_PAGES, the next transaction waits for the thread's
+ * copy (the event loop free meanwhile) and begins on a log all copied. The
+ * thread starts at the first large commit; should it fail, the writer takes the
+ * checkpoints back and a warning says why.
  */
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
@@ -26,8 +29,19 @@ import type { CheckpointResult, CheckpointThreadRequest, CheckpointThreadSetting
 
 /** SQLite's own threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT), in pages of the log. */
 export const AUTOMATIC_CHECKPOINT_PAGES = 1_000;
-/** Rows a transaction changes, at least, for its commit to leave the copy to the thread: about a thousand pages' worth of members. */
-export const LARGE_COMMIT_ROWS = 5_000;
+/**
+ * Rows a transaction changes, at least, for its commit to leave the copy to the thread: a change
+ * of about 250 members or more (each a membership, the user's version, an event and its links).
+ */
+export const LARGE_COMMIT_ROWS = 1_000;
+/**
+ * Pages the log may reach while large commits leave their copies to the thread. SQLite starts the
+ * log afresh only at a transaction that begins once all of it is copied, and large commits one
+ * after another (an identity provider adding members, PATCH after PATCH) each begin while the
+ * thread still copies the one before: past this, the next transaction begins once the thread has
+ * copied, and the writer the few pages committed since, so that it starts the log afresh.
+ */
+export const MOST_LOG_PAGES = 8 * AUTOMATIC_CHECKPOINT_PAGES;
 
 /** The thread's file: beside this one, compiled or not (`.js` under dist, `.ts` under tsx). */
 const THREAD_FILE = new URL(`./checkpoint-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -44,6 +58,11 @@ export class LargeCommits {
   #stopping = false;
   /** Checkpoints asked of the thread and not yet answered. */
   #asked = 0;
+  /** The log's length in pages at the last checkpoint; 0 once the writer found all of it copied (the next write starts it afresh). */
+  #logPages = 0;
+  /** Settled when the thread has answered every checkpoint asked of it (or stopped, or failed). */
+  #copied: Promise<void> = Promise.resolve();
+  #settleCopied = () => {};
 
   constructor(
     /** The database file, which the writer has open. */
@@ -60,6 +79,18 @@ export class LargeCommits {
   /** Whether the thread is copying a large commit's pages now: the writer does not checkpoint meanwhile. */
   get copying(): boolean {
     return this.#asked > 0;
+  }
+
+  /**
+   * A transaction is about to begin: when large commits grew the log past MOST_LOG_PAGES, once
+   * the thread's copy is done (the event loop free meanwhile), the writer copies what came since.
+   */
+  async beforeBegin(): Promise<void> {
+    if (this.#logPages < MOST_LOG_PAGES || this.#failed || this.#stopping) return;
+    await this.#copied;
+    if (!this.writer.open) return;
+    const [result] = this.writer.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+    if (result && result.busy === 0 && result.checkpointed === result.log) this.#logPages = 0;
   }
 
   /** A transaction begins. */
@@ -87,7 +118,7 @@ export class LargeCommits {
 
   #ask(): void {
     this.#thread ??= this.#start();
-    this.#asked++;
+    if (this.#asked++ === 0) this.#copied = new Promise((resolve) => (this.#settleCopied = resolve));
     this.#thread.postMessage('checkpoint' satisfies CheckpointThreadRequest);
   }
 
@@ -95,10 +126,11 @@ export class LargeCommits {
     const settings: CheckpointThreadSettings = { path: this.path, lockTimeoutMs: this.lockTimeoutMs };
     const thread = new Worker(THREAD_FILE, { workerData: settings });
     this.#exited = new Promise((resolve) => thread.once('exit', () => resolve()));
-    thread.on('message', (_result: CheckpointResult) => {
+    thread.on('message', (result: CheckpointResult) => {
       this.#asked--;
+      if (result.log >= 0) this.#logPages = result.log;
       // Every large commit's pages copied: the writer checkpoints again, what little came since.
-      if (this.#asked === 0) this.#checkpointAutomatically();
+      if (this.#asked === 0) this.#answered();
     });
     thread.on('error', (error) => this.#fail(error));
     thread.on('exit', (code) => {
@@ -109,15 +141,17 @@ export class LargeCommits {
     return thread;
   }
 
-  #checkpointAutomatically(): void {
+  /** Nothing is asked of the thread any longer: the writer checkpoints as SQLite does. */
+  #answered(): void {
+    this.#asked = 0;
     if (this.writer.open) this.writer.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
+    this.#settleCopied();
   }
 
   #fail(error: Error): void {
     if (this.#failed) return;
     this.#failed = true;
-    this.#asked = 0;
-    this.#checkpointAutomatically();
+    this.#answered();
     this.onFailure(
       new Error(`SQLite's checkpoints after large commits are taken on the event loop again: ${error.message}`, { cause: error }),
     );
@@ -134,7 +168,6 @@ export class LargeCommits {
       if ((await Promise.race([this.#exited, late])) === 'late') await thread.terminate();
       clearTimeout(timer);
     }
-    this.#asked = 0;
-    this.#checkpointAutomatically();
+    this.#answered();
   }
 }
