@@ -79,6 +79,10 @@ async function main(): Promise<void> {
     },
   });
 
+  // What the delivery engine yields a busy event loop to.
+  let requestsReceived = 0;
+  server.on('request', () => requestsReceived++);
+
   const store = await opening;
   opened.store = store;
   const refused = await store.users.listUsernameReports();
@@ -125,6 +129,7 @@ async function main(): Promise<void> {
     schedule: config.webhooks.retrySchedule,
     disableAfterMs: config.webhooks.disableAfterMs,
     ...(metrics ? { observe: metrics.webhookObserver } : {}),
+    requestsReceived: () => requestsReceived,
   });
   background.deliveries.start();
   if (!server.listening) await once(server, 'listening');

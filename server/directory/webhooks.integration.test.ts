@@ -39,6 +39,7 @@ describe(`webhooks (${TEST_STORE})`, () => {
   const engine = () =>
     deliveryEngine({
       store: opened.store,
+      requestsReceived: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000, 300_000],
       disableAfterMs: 5 * 24 * HOUR,
@@ -93,6 +94,7 @@ describe(`webhooks (${TEST_STORE})`, () => {
     const dispatched: string[] = [];
     const counting = deliveryEngine({
       store: opened.store,
+      requestsReceived: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000],
       disableAfterMs: HOUR,

@@ -49,6 +49,7 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
     const engineOn = (store: Store) =>
       deliveryEngine({
         store,
+        requestsReceived: () => 0,
         logger: createLogger('silent'),
         schedule: [5_000],
         disableAfterMs: 86_400_000,
@@ -76,6 +77,7 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
     assert.equal(claimed.length, 1);
     const survivor = deliveryEngine({
       store: second,
+      requestsReceived: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000],
       disableAfterMs: 86_400_000,
