@@ -3,7 +3,7 @@
  * share (Kysely). What differs between the two is here, and each database
  * gives its own: sqlite/traits.ts, postgres/traits.ts.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Expression, Kysely, RawBuilder, Transaction } from 'kysely';
 import { ExternalIdTakenError, NameTakenError } from './records.js';
 import type { Database } from './schema.js';
 
@@ -27,6 +27,10 @@ export interface DatabaseTraits {
    * undefined where each update commits on its own (each traits file says why).
    */
   commitGroup(db: Kysely<Database>, onCommit?: (writes: number) => void): GroupCommit | undefined;
+  /** An aggregate: the JSON array of `[first, second]` of each row, in the order of `orderBy` (`[]` for none). */
+  jsonPairs(first: Expression<unknown>, second: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>;
+  /** A JSON value as read: SQLite answers its text, PostgreSQL's driver parses it. */
+  fromJson(value: unknown): unknown;
 }
 
 /** Writes that commit together in one transaction (sqlite/commit-group.ts). */

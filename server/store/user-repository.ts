@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
 import { type DatabaseTraits, type Db, type GroupCommit, uniqueName } from './database-traits.js';
-import { type MembershipRow, membershipsQuery, nextVersion } from './shared-rows.js';
+import { groupsOfUser, type MembershipRow, membershipsQuery, nextVersion } from './shared-rows.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
 import { USER_FILTER, filterExpression, totalMatches, uniqueKeyOf } from './scim-filter.js';
@@ -58,6 +58,28 @@ const VERSIONED_COLUMNS = [...USER_COLUMNS, 'version', 'modified', 'external_id'
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 type VersionedRow = Pick<Selectable<UsersTable>, (typeof VERSIONED_COLUMNS)[number]>;
+/** A versioned row with the user's groups beside it (shared-rows.ts, groupsOfUser). */
+type WholeRow = VersionedRow & { member_of: unknown };
+
+/** A user as the API shows it, from its row and its groups. */
+function userOf(row: UserRow, groups: User['groups']): User {
+  return {
+    user_id: row.user_id,
+    username: row.username,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    phone: row.phone,
+    organization: row.organization,
+    locked: Boolean(row.locked),
+    disabled: Boolean(row.disabled),
+    realm: 'local',
+    created: row.created,
+    password_set_date: row.password_set_date,
+    last_session: row.last_session,
+    sessions_valid_from: row.sessions_valid_from,
+    groups,
+  };
+}
 
 /** Why a conditional write on this user found nothing to change: no such user, or another version. */
 async function missedBecause(db: Db, userId: string): Promise<undefined> {
@@ -106,9 +128,9 @@ export class KyselyUserRepository implements UserRepository {
   /** Present where updates commit in groups (SQLite). */
   readonly #commitGroup: GroupCommit | undefined;
   readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
-  readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<VersionedRow>>;
+  readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<WholeRow>>;
   /** update_user's query for each set of columns changed and number of expected versions. */
-  readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<VersionedRow>>();
+  readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<WholeRow>>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -119,7 +141,9 @@ export class KyselyUserRepository implements UserRepository {
     this.#commitGroup = traits.commitGroup(db, onGroupCommit);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
     const userBy = (column: 'user_id' | 'username') =>
-      queryTemplate(1, (value: string) => db.selectFrom('users').select(VERSIONED_COLUMNS).where(column, '=', value));
+      queryTemplate(1, (value: string) =>
+        db.selectFrom('users').select(VERSIONED_COLUMNS).select(groupsOfUser(traits)).where(column, '=', value),
+      );
     this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
   }
 
@@ -282,7 +306,7 @@ export class KyselyUserRepository implements UserRepository {
       if (!row) return expected ? ('missed' as const) : undefined;
       if (changes.password_hash !== undefined)
         await this.#rememberPassword(trx, userId, changes.password_hash, modified, changes.passwords_kept);
-      const updated = await this.#versioned(trx, row);
+      const updated = this.#whole(row);
       await this.audit.record(trx, by, {
         operation: 'updateUser',
         targetUserId: userId,
@@ -378,14 +402,14 @@ export class KyselyUserRepository implements UserRepository {
 
   async #find(db: Db, column: 'user_id' | 'username', value: string): Promise<StoredUser | undefined> {
     const [row] = (await db.executeQuery(this.#userByQuery[column](value))).rows;
-    return row && this.#versioned(db, row);
+    return row && this.#whole(row);
   }
 
   /**
    * The update of these columns, with the time of the change, the user's id, then the versions
    * expected (none: no condition) as its values.
    */
-  #updateQuery(columns: string[], expectedCount: number | undefined): (...values: unknown[]) => CompiledQuery<VersionedRow> {
+  #updateQuery(columns: string[], expectedCount: number | undefined): (...values: unknown[]) => CompiledQuery<WholeRow> {
     const key = `${columns.join(',')}/${expectedCount ?? '-'}`;
     let query = this.#updateQueries.get(key);
     if (!query) {
@@ -399,7 +423,7 @@ export class KyselyUserRepository implements UserRepository {
         // No version at all was expected (only entity tags of others): nothing can match.
         if (expectedCount === 0) update = update.where(sql<boolean>`1 = 0`);
         else if (expectedCount !== undefined) update = update.where('version', 'in', versions as number[]);
-        return update.returning(VERSIONED_COLUMNS);
+        return update.returning(VERSIONED_COLUMNS).returning(groupsOfUser(this.traits));
       });
       this.#updateQueries.set(key, query);
     }
@@ -422,40 +446,33 @@ export class KyselyUserRepository implements UserRepository {
       groups.push({ group_id, name });
       groupsByUser.set(user_id, groups);
     }
-    return rows.map((row) => {
-      const user: User = {
-        user_id: row.user_id,
-        username: row.username,
-        first_name: row.first_name,
-        last_name: row.last_name,
-        phone: row.phone,
-        organization: row.organization,
-        locked: Boolean(row.locked),
-        disabled: Boolean(row.disabled),
-        realm: 'local',
-        created: row.created,
-        password_set_date: row.password_set_date,
-        last_session: row.last_session,
-        sessions_valid_from: row.sessions_valid_from,
-        groups: groupsByUser.get(row.user_id) ?? [],
-      };
-      return user;
-    });
+    return rows.map((row) => userOf(row, groupsByUser.get(row.user_id) ?? []));
   }
 
-  /** One user with its groups, its version and what SCIM keeps of it. */
-  async #versioned(db: Db, row: VersionedRow): Promise<StoredUser> {
-    return present((await this.#stored(db, [row]))[0], 'the user of the row');
+  /** One user with its groups (read with its row), its version and what SCIM keeps of it. */
+  #whole(row: WholeRow): StoredUser {
+    const pairs = this.traits.fromJson(row.member_of) as [string, string][];
+    return this.#storedOf(
+      row,
+      userOf(
+        row,
+        pairs.map(([group_id, name]) => ({ group_id, name })),
+      ),
+    );
   }
 
   /** Users with their groups, their versions and what SCIM keeps of them. */
   async #stored(db: Db, rows: VersionedRow[]): Promise<StoredUser[]> {
     const users = await this.#withGroups(db, rows);
-    return rows.map((row, index) => ({
-      record: present(users[index], 'the user of a row'),
+    return rows.map((row, index) => this.#storedOf(row, present(users[index], 'the user of a row')));
+  }
+
+  #storedOf(row: VersionedRow, record: User): StoredUser {
+    return {
+      record,
       version: row.version,
       modified: row.modified ?? row.created,
       directory: { external_id: row.external_id, emails: JSON.parse(row.emails) as Email[] },
-    }));
+    };
   }
 }

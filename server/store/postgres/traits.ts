@@ -15,4 +15,6 @@ export const postgresTraits: DatabaseTraits = {
   // would undo every other update of its group. And there is nothing to gain: the pool commits
   // on many connections at once, where SQLite's one connection waits for each fsync in turn.
   commitGroup: () => undefined,
+  jsonPairs: (first, second, orderBy) => sql`coalesce(json_agg(json_build_array(${first}, ${second}) order by ${orderBy}), '[]'::json)`,
+  fromJson: (value) => value,
 };

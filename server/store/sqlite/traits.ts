@@ -1,5 +1,6 @@
 /** What SQLite does its own way (database-traits.ts). */
 import { SqliteError } from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { DatabaseTraits } from '../database-traits.js';
 import { CommitGroup } from './commit-group.js';
 import { IdempotencyKeyHeldError } from '../records.js';
@@ -18,4 +19,7 @@ export const sqliteTraits: DatabaseTraits = {
   // another request holds) is undone on its own savepoint, so the other writes of its group stand.
   commitGroup: (db, onCommit) =>
     new CommitGroup(db, (error) => isUniqueViolation(error) || error instanceof IdempotencyKeyHeldError, onCommit),
+  // An aggregate's ORDER BY: SQLite 3.44 and later.
+  jsonPairs: (first, second, orderBy) => sql`json_group_array(json_array(${first}, ${second}) order by ${orderBy})`,
+  fromJson: (value): unknown => JSON.parse(value as string),
 };
