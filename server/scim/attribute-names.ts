@@ -74,13 +74,11 @@ export function canonicalNames(value: unknown, names: Names): unknown {
     const other = sentAs.get(name.toLowerCase());
     if (other !== undefined) throw invalidValue(`"${shortened(other)}" and "${shortened(key)}" name one attribute: send it once`);
     sentAs.set(name.toLowerCase(), key);
-    // Defined, not assigned: a `__proto__` key stays a key, for the checks further on to refuse.
-    Object.defineProperty(result, name, {
-      value: known?.sub ? canonicalNames(inner, known.sub) : inner,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const named = known?.sub ? canonicalNames(inner, known.sub) : inner;
+    // Defined, not assigned, where it matters: a `__proto__` key stays a key, for the checks further
+    // on to refuse. Every other name is assigned, which keeps the object in V8's fast shapes.
+    if (name === '__proto__') Object.defineProperty(result, name, { value: named, enumerable: true, writable: true, configurable: true });
+    else result[name] = named;
   }
   return result;
 }
