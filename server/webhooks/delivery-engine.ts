@@ -21,6 +21,7 @@ import type { Store } from '../store/repositories.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import type { Sender } from './send.js';
 import { signedHeaders } from './signature.js';
+import { loadWatch } from './load-watch.js';
 
 export interface DeliveryEngineOptions {
   store: Store;
@@ -58,26 +59,8 @@ const DISPATCH_BATCH = 500;
  * commit of its own, as many as the writes the webhooks report on.
  */
 const TURN_MS = 10;
-/**
- * While requests keep the event loop this busy (its utilization over the last full window of
- * BUSY_WINDOW_MS), the engine yields to them: a turn every YIELD_MS, so that deliveries take a bounded share of
- * an overloaded instance (at most IN_HAND_PER_WEBHOOK per webhook and turn) and catch up once
- * the load eases, instead of taking their full cost out of the writes' throughput.
- */
-const BUSY_UTILIZATION = 0.9;
-const BUSY_WINDOW_MS = 500;
+/** The pause between turns while the engine yields the event loop to requests (load-watch.ts). */
 const YIELD_MS = 200;
-/**
- * Requests received in a window, at least, for a busy loop to be theirs: more than probes ask.
- * A backlog drained with no requests at all keeps the loop as busy by itself, and yielding to
- * nothing halved its pace (BENCHMARKS.md).
- */
-const YIELD_TO_REQUESTS = 10;
-
-/** Whether the engine yields: the event loop was busy over the last window, and requests were what it served. */
-export function yieldsToRequests({ utilization, requests }: { utilization: number; requests: number }): boolean {
-  return utilization > BUSY_UTILIZATION && requests >= YIELD_TO_REQUESTS;
-}
 
 export function deliveryEngine({
   store,
@@ -200,18 +183,11 @@ export function deliveryEngine({
   let stopped = false;
   let looping: Promise<void> | undefined;
 
-  /** The event loop's utilization over the last full window, and the window under way. */
-  let busy = false;
-  const windowFromNow = () => ({ startedAt: performance.now(), from: performance.eventLoopUtilization(), requests: requestsReceived() });
-  let window = windowFromNow();
-  const measureLoad = () => {
-    if (performance.now() - window.startedAt < BUSY_WINDOW_MS) return;
-    busy = yieldsToRequests({
-      utilization: performance.eventLoopUtilization(window.from).utilization,
-      requests: requestsReceived() - window.requests,
-    });
-    window = windowFromNow();
-  };
+  const load = loadWatch({
+    now: () => performance.now(),
+    loopActiveMs: () => performance.eventLoopUtilization().active,
+    requestsReceived,
+  });
 
   const loop = async () => {
     let flowing = false;
@@ -222,13 +198,13 @@ export function deliveryEngine({
       // A database fault: the next turn tries again.
       logger.warn({ err: error }, 'webhook delivery turn failed');
     }
-    measureLoad();
+    const yielding = load.yields();
     if (!stopped) {
       timer = setTimeout(
         () => {
           looping = loop();
         },
-        !flowing ? pollMs : busy ? YIELD_MS : TURN_MS,
+        !flowing ? pollMs : yielding ? YIELD_MS : TURN_MS,
       );
     }
   };
