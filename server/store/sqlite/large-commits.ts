@@ -87,7 +87,14 @@ export class LargeCommits {
    */
   async beforeBegin(): Promise<void> {
     if (this.#logPages < MOST_LOG_PAGES || this.#failed || this.#stopping) return;
-    await this.#copied;
+    // The thread is unref'd: while a transaction waits for it, it keeps the process alive (a
+    // command with nothing else to do would otherwise end here, its transaction never begun).
+    this.#thread?.ref();
+    try {
+      await this.#copied;
+    } finally {
+      this.#thread?.unref();
+    }
     if (!this.writer.open) return;
     const [result] = this.writer.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
     if (result && result.busy === 0 && result.checkpointed === result.log) this.#logPages = 0;
