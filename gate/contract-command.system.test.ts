@@ -18,11 +18,13 @@ describe('npm run contract', { timeout: 600_000 }, () => {
     try {
       const key = service.printedKey()!;
       const env = { WORKSPACE_API_KEY: key.api_key, WORKSPACE_API_KEY_SECRET: key.api_key_secret, DATABASE_URL: database.url };
-      // Every check, with a short fuzz: the full one runs against the app in process (gate.system.test.ts).
-      // Every declared status is a transaction but the injected 500s and 503s (workspace 18 + 17, SCIM 23 + 18:
-      // a body operation is a transaction per media type) and the 409s of a request held open (workspace 7,
-      // SCIM 1), which only the self-check reaches.
-      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--runs', '2'], env);
+      // The checks whose way to a deployment is its own (keys and groups by the admin CLI, what is
+      // stored seen through the API), with a short fuzz: the full one runs against the app in process
+      // (gate.system.test.ts), and so do the Prism proxy and the mock's parity, whose SDK calls go
+      // to an address as they go to any. Every declared status is a transaction but the injected
+      // 500s and 503s (workspace 18 + 17, SCIM 23 + 18: a body operation is a transaction per media
+      // type) and the 409s of a request held open (workspace 7, SCIM 1), which only the self-check reaches.
+      const run = await runScript('gate/main.ts', ['--base-url', service.url, '--only', 'routes,dredd,fuzz,hostile', '--runs', '2'], env);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /ok {3}dredd: 578 transactions \(349 workspace, 229 SCIM\), 463 passed, 0 failed, 115 not checked/);
       assert.match(run.stdout, /ok {3}fuzz: 60 operations, 228 requests \(108 valid, 120 invalid\), 0 failures/);

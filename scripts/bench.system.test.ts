@@ -1,7 +1,7 @@
 /**
  * A smoke of `npm run bench`, its write scenarios (the reads, SCIM, PostgreSQL and the
  * processes are in bench-reads.system.test.ts, which runs beside this file): every scenario
- * runs (for half a second) and the JSON it writes holds the figures the reference run
+ * runs (for a quarter of a second) and the JSON it writes holds the figures the reference run
  * reports. The figures themselves are not judged here: timing on a shared machine is the
  * bench's job, not a test's.
  */

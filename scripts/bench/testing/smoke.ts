@@ -1,5 +1,5 @@
 /**
- * A smoke of `npm run bench` for its tests: the scenarios named run for half a second each,
+ * A smoke of `npm run bench` for its tests: the scenarios named run for a quarter of a second each,
  * on smaller directories than a measurement needs, and the JSON the run writes is read back.
  * The bench's scenarios are split between two test files, which run side by side.
  */
@@ -23,9 +23,9 @@ export async function benchSmoke(scenarios: readonly string[]): Promise<SmokeRun
   const out = join(tmpdir(), `bench-smoke-${process.pid}-${scenarios.join('-')}.json`);
   try {
     const run = await runScript('scripts/bench.ts', ['--quick', '--only', scenarios.join(','), '--out', out], {
-      BENCH_DURATION_S: '0.5',
+      BENCH_DURATION_S: '0.25',
       BENCH_MEMORY_DURATION_S: '2',
-      BENCH_ROUND_S: '0.5',
+      BENCH_ROUND_S: '0.25',
       BENCH_DRAIN_EVENTS: '1000',
       BENCH_LARGE_GROUP: '2000',
       BENCH_LARGE_USERS: '20000',
@@ -40,7 +40,7 @@ export async function benchSmoke(scenarios: readonly string[]): Promise<SmokeRun
 
 /**
  * Each comparison: at least five interleaved rounds, the median inside the range of the rounds.
- * A round of half a second may answer nothing on a machine busy with other tests (a ratio of 0,
+ * A round of a quarter second may answer nothing on a machine busy with other tests (a ratio of 0,
  * or none when the first contender's round is the empty one); the median may not.
  */
 export function ratioProblems(
