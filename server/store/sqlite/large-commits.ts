@@ -26,8 +26,9 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CheckpointResult, CheckpointThreadRequest, CheckpointThreadSettings } from './checkpoint-thread.js';
-import { AUTOMATIC_CHECKPOINT_PAGES } from './open-connection.js';
 
+/** SQLite's own threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT), in pages of the log. */
+export const AUTOMATIC_CHECKPOINT_PAGES = 1_000;
 /**
  * Rows a transaction changes, at least, for its commit to leave the copy to the thread: a change
  * of about 250 members or more (each a membership, the user's version, an event and its links).

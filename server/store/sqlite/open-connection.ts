@@ -18,18 +18,6 @@ import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
  */
 export const SQLITE_SYNCHRONOUS = 'FULL';
 
-/** SQLite's own threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT), in pages of the log. */
-export const AUTOMATIC_CHECKPOINT_PAGES = 1_000;
-
-/**
- * The size the log file (`<database>-wal`) is cut back to when it starts afresh
- * (`journal_size_limit`): twice what it reaches between SQLite's own checkpoints, in pages of
- * 4 KiB. Large commits grow it far past that (large-commits.ts), and without a limit the file
- * kept the largest size it ever reached, on disk for good: 38 MB after the bench's run of group
- * PATCHes as large as a body holds (docs/decisions.md #55).
- */
-export const LOG_FILE_KEPT_BYTES = 2 * AUTOMATIC_CHECKPOINT_PAGES * 4096;
-
 /**
  * Creates the database's directory. A recursive mkdir reports ENOENT where
  * the real cause is a read-only or forbidden parent (EROFS, EACCES), so on
@@ -60,7 +48,6 @@ export function openSqliteConnection(path: string, lockTimeoutMs = DEFAULT_DATAB
   connection.pragma('journal_mode = WAL');
   connection.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
   connection.pragma('foreign_keys = ON');
-  connection.pragma(`journal_size_limit = ${LOG_FILE_KEPT_BYTES}`);
   // Another process (the admin CLI) may hold the write lock for a moment; past this, 503 database_busy.
   connection.pragma(`busy_timeout = ${Math.trunc(lockTimeoutMs)}`);
   return connection;
