@@ -35,9 +35,8 @@ describe("the gate's snapshot of a deployment", () => {
     return after !== before;
   }
 
-  it('follows a feed longer than one answer to its head, and stays put while nothing is stored', async () => {
-    // More events than one answer of the feed holds, before the snapshot that reads them.
-    for (let user = 0; user < 1_001; user++) await service.createUser();
+  it('stays put while nothing is stored: a read, a refused request', async () => {
+    await service.createUser();
     assert.equal(await changes(async () => {}), false);
     assert.equal(await changes(() => service.callAsAdmin('get_users', { page_size: 5 })), false, 'a read');
     assert.equal(
@@ -79,7 +78,7 @@ describe("the gate's snapshot of a deployment", () => {
     );
   });
 
-  it('changes with a user stored behind the feed, by the count of users', async () => {
+  it('changes with a user stored behind the trail, by the count of users', async () => {
     const path = service.databaseUrl.replace(/^sqlite:/, '');
     assert.equal(
       await changes(async () => {
@@ -89,7 +88,7 @@ describe("the gate's snapshot of a deployment", () => {
             .prepare('insert into users (user_id, username, created) values (?, ?, ?)')
             .run(
               randomBytes(16).toString('hex'),
-              `behind-the-feed-${randomBytes(4).toString('hex')}@example.com`,
+              `behind-the-trail-${randomBytes(4).toString('hex')}@example.com`,
               new Date().toISOString(),
             );
         } finally {
