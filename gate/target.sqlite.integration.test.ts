@@ -1,7 +1,7 @@
 /**
  * What the gate sees stored in a deployment (target.ts, connectDeployment): it must change with
  * every change the deployment makes, and only then, at the cost of a few answers whatever the
- * deployment's size.
+ * deployment's size. On SQLite: one test stores a user behind the service's back, in its file.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
