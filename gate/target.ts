@@ -128,8 +128,8 @@ export async function connectDeployment({ baseUrl, admin, databaseUrl }: Deploym
      * (every change it makes to users, groups, members, keys and webhooks is one, written in the
      * change's own transaction), and, apart from the trail, how many users it has. Listing every
      * user and group instead took the fuzz over 5 minutes on an empty deployment (its own users
-     * and groups piling up until the end), and on one of 10,000 users it would read 20 pages of
-     * users for each of the fuzz's 10,812 requests.
+     * and groups piling up until the end), and on one of 10,000 users it read 20 pages of users
+     * after each of the fuzz's requests: 376 s for 10 runs of each operation, now 19 s.
      */
     async snapshot() {
       const [trail, { total }] = await Promise.all([call('get_audit_events', { page_size: 1 }), call('get_users', { page_size: 1 })]);
