@@ -1,13 +1,11 @@
 /**
- * A V8 CPU profile (`node --cpu-prof`) drawn as a flame graph, in SVG: each function a box as
+ * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) drawn as a flame graph, in SVG: each function a box as
  * wide as the time spent in it and in what it called, on top of its caller, callers' children
  * in alphabetical order; coloured by the layer summary.ts charges it to, with a legend. Idle
  * time is left out, so the full width is the main thread's busy time. Any browser opens it;
  * hovering a box shows the function, where it lives and its time.
  */
-import { relative } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/project-root.js';
-import { type CpuProfile, LAYERS, layerOf, type ProfileNode, selfTimes } from './summary.js';
+import { type CpuProfile, labelOf, LAYERS, layersOf, selfTimes } from './summary.js';
 
 const WIDTH = 1200;
 const ROW = 16;
@@ -38,15 +36,10 @@ const colourOf = (layer: string) => PALETTE[LEGEND.indexOf(layer)] ?? '#cccccc';
 
 const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
-function label(node: ProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? ` ${relative(PROJECT_ROOT, url.replace(/^file:\/\//, ''))}:${lineNumber + 1}` : '';
-  return `${functionName || '(anonymous)'}${where}`;
-}
-
 export function flameGraph(profile: CpuProfile, title: string): string {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = selfTimes(profile);
+  const layers = layersOf(profile);
   const totals = new Map<number, number>();
   const totalOf = (id: number): number => {
     const node = nodes.get(id)!;
@@ -64,18 +57,18 @@ export function flameGraph(profile: CpuProfile, title: string): string {
     const width = ((totals.get(id) ?? 0) / busy) * WIDTH;
     if (width < MIN_BOX_PX) return;
     depth = Math.max(depth, level);
-    const name = level === 0 ? `${title}: all of the main thread's busy time` : label(node);
+    const name = level === 0 ? `${title}: all of the main thread's busy time` : labelOf(node);
     const ms = ((totals.get(id) ?? 0) / 1000).toFixed(1);
     const fits = Math.floor((width - 4) / CHARACTER_PX);
     const shown = fits > 2 ? name.slice(0, fits) : '';
     boxes.push(
       `<g><title>${escaped(`${name}: ${ms} ms, ${((100 * (totals.get(id) ?? 0)) / busy).toFixed(1)} %`)}</title>` +
-        `<rect x="${x.toFixed(1)}" y="${level}" width="${width.toFixed(1)}" height="${ROW - 1}" fill="${level === 0 ? '#dddddd' : colourOf(layerOf(node))}"/>` +
+        `<rect x="${x.toFixed(1)}" y="${level}" width="${width.toFixed(1)}" height="${ROW - 1}" fill="${level === 0 ? '#dddddd' : colourOf(layers.get(id)!)}"/>` +
         (shown ? `<text x="${(x + 2).toFixed(1)}" y="${level}" dy="12">${escaped(shown)}</text>` : '') +
         '</g>',
     );
     let childX = x;
-    const children = [...(node.children ?? [])].sort((a, b) => label(nodes.get(a)!).localeCompare(label(nodes.get(b)!)));
+    const children = [...(node.children ?? [])].sort((a, b) => labelOf(nodes.get(a)!).localeCompare(labelOf(nodes.get(b)!)));
     for (const child of children) {
       draw(child, childX, level + 1);
       childX += ((totals.get(child) ?? 0) / busy) * WIDTH;

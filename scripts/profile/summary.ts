@@ -1,5 +1,5 @@
 /**
- * A V8 CPU profile (`node --cpu-prof`) read as the write path's costs: self time per request
+ * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) read as the write path's costs: self time per request
  * of each layer, by where the functions sampled live, and of the costliest functions
  * (scripts/profile.ts runs it on update_user).
  */
@@ -45,11 +45,31 @@ export const LAYERS: [name: string, test: (url: string) => boolean][] = [
   ['Node (HTTP, streams, timers)', (url) => url.startsWith('node:')],
 ];
 
-export const layerOf = (node: ProfileNode) => {
-  const { url, functionName } = node.callFrame;
-  if (functionName === '(idle)' || functionName === '(program)' || functionName === '(garbage collector)') return functionName;
-  return LAYERS.find(([, test]) => test(url))?.[0] ?? 'V8 and native';
-};
+const OWN_LAYERS = new Set(['(idle)', '(program)', '(garbage collector)']);
+
+/**
+ * The layer of every node of a profile, by id. A function without a source (native code: a
+ * statement run inside better-sqlite3, a socket's write) is charged to the layer of the function
+ * that called it, where its time belongs; V8's profiler records such frames on their own when
+ * it is started over the inspector.
+ */
+export function layersOf(profile: CpuProfile): Map<number, string> {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const layers = new Map<number, string>();
+  const visit = (id: number, callers: string) => {
+    const { url, functionName } = nodes.get(id)!.callFrame;
+    const layer = OWN_LAYERS.has(functionName)
+      ? functionName
+      : url === ''
+        ? callers
+        : (LAYERS.find(([, test]) => test(url))?.[0] ?? 'V8 and native');
+    layers.set(id, layer);
+    for (const child of nodes.get(id)!.children ?? []) visit(child, layer);
+  };
+  // From the root down; a node no other lists as its child (a profile cut short) counts as called by V8.
+  for (const node of profile.nodes) if (!layers.has(node.id)) visit(node.id, 'V8 and native');
+  return layers;
+}
 
 /** Self time per node id, in µs, from the samples and the time between them. */
 export function selfTimes(profile: CpuProfile): Map<number, number> {
@@ -58,19 +78,30 @@ export function selfTimes(profile: CpuProfile): Map<number, number> {
   return times;
 }
 
+/** A function as the summary names it: its name, and where it lives, from the project's root. */
+export function labelOf(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? ` ${relative(PROJECT_ROOT, url.replace(/^file:\/\//, ''))}:${lineNumber + 1}` : '';
+  return `${functionName || '(anonymous)'}${where}`;
+}
+
 export function summarise(profile: CpuProfile, requests: number): string[] {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const times = selfTimes(profile);
+  const layers = layersOf(profile);
+  const callers = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) callers.set(child, node);
   const byLayer = new Map<string, number>();
   const byFunction = new Map<string, number>();
   for (const [id, time] of times) {
     const node = nodes.get(id)!;
-    const layer = layerOf(node);
+    const layer = layers.get(id)!;
     byLayer.set(layer, (byLayer.get(layer) ?? 0) + time);
     if (layer === '(idle)' || layer === '(program)') continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url ? `${relative(PROJECT_ROOT, url.replace(/^file:\/\//, ''))}:${lineNumber + 1}` : '';
-    const name = `${functionName || '(anonymous)'} ${where}`.trim();
+    const caller = callers.get(id);
+    // Native code without a name is told apart by its caller (better-sqlite3's statements: Kysely's executeQuery).
+    const name =
+      !node.callFrame.functionName && !node.callFrame.url && caller ? `(native code) called by ${labelOf(caller)}` : labelOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + time);
   }
   const busy = [...byLayer].filter(([layer]) => layer !== '(idle)').reduce((sum, [, time]) => sum + time, 0);
