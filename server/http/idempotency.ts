@@ -16,7 +16,7 @@
  *   which is shown once: its retries are 409 `idempotency_answer_not_kept`, as are those
  *   of a change whose answer was lost when the service stopped before keeping it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import stableStringify from 'safe-stable-stringify';
 import { IDEMPOTENCY_KEY_HEADER, type IdempotencyKeyUse } from '../../lib/contract/idempotency-key.js';
@@ -72,9 +72,7 @@ function withoutSecrets(value: unknown, top = true): unknown {
  */
 export function fingerprintOf(req: Pick<Request, 'method' | 'originalUrl' | 'body'>): string {
   const path = req.originalUrl.split('?')[0];
-  return createHash('sha256')
-    .update(`${req.method} ${path}\n${stableStringify(withoutSecrets(req.body)) ?? ''}`)
-    .digest('hex');
+  return hash('sha256', `${req.method} ${path}\n${stableStringify(withoutSecrets(req.body)) ?? ''}`, 'hex');
 }
 
 export interface IdempotencyOptions {

@@ -3,7 +3,7 @@
  * Only the secret's SHA-256 digest is stored. A secret carries 256 random bits,
  * so a fast digest is enough: there is nothing to brute-force, unlike a password.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Permission } from '../../lib/contract/operations.js';
 import type { ApiKeyRecord } from '../store/records.js';
 
@@ -14,7 +14,8 @@ export interface IssuedApiKey {
 }
 
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // One call, without a Hash object: checked on every request (BENCHMARKS.md, issue 43).
+  return hash('sha256', secret, 'hex');
 }
 
 /**

@@ -16,7 +16,7 @@
  * row for it, and a page learns it only from the answers of sign-in and
  * get_session, which another site's page cannot read.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../store/records.js';
 import type { Store } from '../store/repositories.js';
 import { isActiveKey } from './api-keys.js';
@@ -42,11 +42,10 @@ export interface LiveSession {
   expires: string;
 }
 
-const digestOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const digestOf = (token: string) => hash('sha256', token, 'hex');
 
 /** The session's CSRF token: a digest of its token under a label of its own, so that neither gives the other. */
-const csrfTokenOf = (token: string) =>
-  createHash('sha256').update(`workspace console csrf\0${token}`, 'utf8').digest('base64url').slice(0, 32);
+const csrfTokenOf = (token: string) => hash('sha256', `workspace console csrf\0${token}`, 'base64url').slice(0, 32);
 
 export class ConsoleSessions {
   constructor(
