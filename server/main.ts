@@ -79,9 +79,18 @@ async function main(): Promise<void> {
     },
   });
 
-  // What the delivery engine yields a busy event loop to.
+  // What the delivery engine yields a busy event loop to: the requests received, and the turns of
+  // the loop they came in (an overloaded loop finds many waiting at each turn).
   let requestsReceived = 0;
-  server.on('request', () => requestsReceived++);
+  let turnsWithRequests = 0;
+  let turnCounted = false;
+  server.on('request', () => {
+    requestsReceived++;
+    if (turnCounted) return;
+    turnCounted = true;
+    turnsWithRequests++;
+    setImmediate(() => (turnCounted = false));
+  });
 
   const store = await opening;
   opened.store = store;
@@ -130,6 +139,7 @@ async function main(): Promise<void> {
     disableAfterMs: config.webhooks.disableAfterMs,
     ...(metrics ? { observe: metrics.webhookObserver } : {}),
     requestsReceived: () => requestsReceived,
+    turnsWithRequests: () => turnsWithRequests,
   });
   background.deliveries.start();
   if (!server.listening) await once(server, 'listening');

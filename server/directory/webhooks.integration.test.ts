@@ -40,6 +40,7 @@ describe(`webhooks (${TEST_STORE})`, () => {
     deliveryEngine({
       store: opened.store,
       requestsReceived: () => 0,
+      turnsWithRequests: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000, 300_000],
       disableAfterMs: 5 * 24 * HOUR,
@@ -95,6 +96,7 @@ describe(`webhooks (${TEST_STORE})`, () => {
     const counting = deliveryEngine({
       store: opened.store,
       requestsReceived: () => 0,
+      turnsWithRequests: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000],
       disableAfterMs: HOUR,

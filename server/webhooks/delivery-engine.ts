@@ -39,6 +39,8 @@ export interface DeliveryEngineOptions {
   observe?: { dispatched(event: ChangeEvent): void; attempted(outcome: 'delivered' | 'failed' | 'given_up'): void };
   /** How many requests the instance has received so far: a busy event loop is yielded to them, never to the deliveries themselves. */
   requestsReceived: () => number;
+  /** How many turns of the event loop received them: a loop is yielded only to requests that wait for it (load-watch.ts). */
+  turnsWithRequests: () => number;
 }
 
 /**
@@ -73,6 +75,7 @@ export function deliveryEngine({
   pollMs = 50,
   observe,
   requestsReceived,
+  turnsWithRequests,
 }: DeliveryEngineOptions) {
   /** Deliveries claimed and not yet sent, by webhook; each webhook's sends, and all. */
   const inHand = new Map<string, number>();
@@ -187,6 +190,7 @@ export function deliveryEngine({
     now: () => performance.now(),
     loopActiveMs: () => performance.eventLoopUtilization().active,
     requestsReceived,
+    turnsWithRequests,
   });
 
   const loop = async () => {

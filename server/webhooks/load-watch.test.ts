@@ -1,17 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUSY_WINDOW_MS, EARLY_YIELD_MS, loadWatch } from './load-watch.js';
+import { BUSY_WINDOW_MS, EARLY_YIELD_MS, loadWatch, REQUESTS_PER_TURN_TO_YIELD } from './load-watch.js';
 
-/** A loop and its requests as the test makes them: `run(ms, busyShare, requests)` passes time. */
+/** The requests each turn of an overloaded loop finds: its 50 clients' requests, waiting in the sockets. */
+const OVERLOADED = 30;
+
+/**
+ * A loop and its requests as the test makes them: `run(ms, busyShare, requests, perTurn)` passes
+ * time in which `requests` come, `perTurn` at each turn of the loop that receives any.
+ */
 function simulated() {
-  const state = { now: 0, active: 0, requests: 0 };
-  const watch = loadWatch({ now: () => state.now, loopActiveMs: () => state.active, requestsReceived: () => state.requests });
+  const state = { now: 0, active: 0, requests: 0, turns: 0 };
+  const watch = loadWatch({
+    now: () => state.now,
+    loopActiveMs: () => state.active,
+    requestsReceived: () => state.requests,
+    turnsWithRequests: () => state.turns,
+  });
   return {
     watch,
-    run: (ms: number, busyShare: number, requests = 0) => {
+    run: (ms: number, busyShare: number, requests = 0, perTurn = OVERLOADED) => {
       state.now += ms;
       state.active += ms * busyShare;
       state.requests += requests;
+      state.turns += Math.ceil(requests / perTurn);
     },
   };
 }
@@ -23,6 +35,14 @@ describe('the delivery engine yielding the event loop to requests', () => {
     assert.equal(watch.yields(), true);
     run(BUSY_WINDOW_MS, 0.6, 400);
     assert.equal(watch.yields(), false, 'the loop has time to spare, however many requests come');
+  });
+
+  it('does not yield to a loop kept busy by requests it answers as they come: a steady 500 writes/s in small commits', () => {
+    const { watch, run } = simulated();
+    run(BUSY_WINDOW_MS, 0.97, 250, 8);
+    assert.equal(watch.yields(), false, 'a burst of a few requests at a turn');
+    run(BUSY_WINDOW_MS, 0.97, 20 * REQUESTS_PER_TURN_TO_YIELD, REQUESTS_PER_TURN_TO_YIELD);
+    assert.equal(watch.yields(), true, 'as many at each turn as an overloaded loop finds');
   });
 
   it('judges a steady load on whole windows: a busy tenth of a second is not enough', () => {

@@ -10,6 +10,14 @@
  * requests) are never yielded to nothing, which halved a drain's pace (BENCHMARKS.md). And once
  * they have, requests that come back are yielded to as soon as EARLY_YIELD_MS of the window shows
  * them keeping the loop busy, not when the window ends.
+ *
+ * Nor can it tell a loop that keeps up from one that is overloaded: a commit's fsync holds the
+ * loop, and at a steady 500 writes/s, in small commit groups, the loop was 96–98 % busy while
+ * every request was answered within milliseconds; yielding there held each delivery back 200 ms
+ * for nothing (BENCHMARKS.md). What overload does that a busy loop keeping up does not is make
+ * requests wait, in the sockets, for the loop's next turn: each turn then finds many. So the
+ * requests of a window, per turn of the loop that received any, must be at least
+ * REQUESTS_PER_TURN_TO_YIELD too.
  */
 
 const BUSY_UTILIZATION = 0.9;
@@ -24,24 +32,37 @@ export const BUSY_WINDOW_MS = 500;
 export const EARLY_YIELD_MS = 100;
 /** Requests received in a window, at least, for a busy loop to be theirs: more than probes ask. */
 const YIELD_TO_REQUESTS = 10;
+/**
+ * Requests a turn of the loop finds waiting, on average over a window, at least, for its busy loop
+ * to be overloaded: more than a loop keeping up finds (500 writes/s from the bench's 10
+ * connections, which come in bursts: 4–9 a turn), fewer than an overloaded one (50 connections:
+ * 27–45 a turn). Bench scenarios (o) and (p), BENCHMARKS.md.
+ */
+export const REQUESTS_PER_TURN_TO_YIELD = 16;
 
-/** What the watch reads: a clock, the event loop's active time so far (both in ms), and the requests received so far. */
+/**
+ * What the watch reads: a clock, the event loop's active time so far (both in ms), the requests
+ * received so far, and the turns of the loop that received them.
+ */
 export interface LoadSources {
   now: () => number;
   loopActiveMs: () => number;
   requestsReceived: () => number;
+  turnsWithRequests: () => number;
 }
 
 interface Load {
   utilization: number;
   requests: number;
+  perTurn: number;
 }
 
-/** Whether a window's load is requests keeping the loop busy. */
-const requestsKeepBusy = ({ utilization, requests }: Load) => utilization > BUSY_UTILIZATION && requests >= YIELD_TO_REQUESTS;
+/** Whether a window's load is requests keeping the loop busy, and waiting for it. */
+const requestsKeepBusy = ({ utilization, requests, perTurn }: Load) =>
+  utilization > BUSY_UTILIZATION && requests >= YIELD_TO_REQUESTS && perTurn >= REQUESTS_PER_TURN_TO_YIELD;
 
-export function loadWatch({ now, loopActiveMs, requestsReceived }: LoadSources): { yields: () => boolean } {
-  const mark = () => ({ at: now(), active: loopActiveMs(), requests: requestsReceived() });
+export function loadWatch({ now, loopActiveMs, requestsReceived, turnsWithRequests }: LoadSources): { yields: () => boolean } {
+  const mark = () => ({ at: now(), active: loopActiveMs(), requests: requestsReceived(), turns: turnsWithRequests() });
   let window = mark();
   let yielding = false;
   /** The last window's loop was busy with the deliveries alone. */
@@ -50,9 +71,12 @@ export function loadWatch({ now, loopActiveMs, requestsReceived }: LoadSources):
     /** Asked at each of the engine's turns: whether it yields now. */
     yields: () => {
       const elapsed = now() - window.at;
+      const requests = requestsReceived() - window.requests;
+      const turns = turnsWithRequests() - window.turns;
       const load = {
         utilization: elapsed > 0 ? (loopActiveMs() - window.active) / elapsed : 0,
-        requests: requestsReceived() - window.requests,
+        requests,
+        perTurn: turns > 0 ? requests / turns : 0,
       };
       if (elapsed >= BUSY_WINDOW_MS) {
         yielding = requestsKeepBusy(load);

@@ -50,6 +50,7 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
       deliveryEngine({
         store,
         requestsReceived: () => 0,
+        turnsWithRequests: () => 0,
         logger: createLogger('silent'),
         schedule: [5_000],
         disableAfterMs: 86_400_000,
@@ -78,6 +79,7 @@ describe('PostgreSQL: webhook deliveries shared by instances', () => {
     const survivor = deliveryEngine({
       store: second,
       requestsReceived: () => 0,
+      turnsWithRequests: () => 0,
       logger: createLogger('silent'),
       schedule: [5_000],
       disableAfterMs: 86_400_000,
