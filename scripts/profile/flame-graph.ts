@@ -1,7 +1,7 @@
 /**
- * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) drawn as a flame graph, in SVG: each function a box as
- * wide as the time spent in it and in what it called, on top of its caller, callers' children
- * in alphabetical order; coloured by the layer summary.ts charges it to, with a legend. Idle
+ * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) drawn as a flame graph, in
+ * SVG: each function a box as wide as the time spent in it and in what it called, on top of its
+ * caller, callers' children in alphabetical order; coloured by the layer summary.ts charges it to, with a legend. Idle
  * time is left out, so the full width is the main thread's busy time. Any browser opens it;
  * hovering a box shows the function, where it lives and its time.
  */

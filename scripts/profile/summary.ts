@@ -1,7 +1,7 @@
 /**
- * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) read as the write path's costs: self time per request
- * of each layer, by where the functions sampled live, and of the costliest functions
- * (scripts/profile.ts runs it on update_user).
+ * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) read as the write path's
+ * costs: self time per request of each layer, by where the functions sampled live, and of the
+ * costliest functions (scripts/profile.ts runs it on update_user).
  */
 import { relative } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
