@@ -1,9 +1,9 @@
 /**
  * A V8 CPU profile (`node --cpu-prof`, or the inspector's Profiler) drawn as a flame graph, in
  * SVG: each function a box as wide as the time spent in it and in what it called, on top of its
- * caller, callers' children in alphabetical order; coloured by the layer summary.ts charges it to, with a legend. Idle
- * time is left out, so the full width is the main thread's busy time. Any browser opens it;
- * hovering a box shows the function, where it lives and its time.
+ * caller, callers' children in alphabetical order; coloured by the layer summary.ts charges it
+ * to, with a legend. Idle time is left out, so the full width is the main thread's busy time. Any
+ * browser opens it; hovering a box shows the function, where it lives and its time.
  */
 import { type CpuProfile, labelOf, LAYERS, layersOf, selfTimes } from './summary.js';
 
