@@ -175,6 +175,7 @@ describe(`the directory's users (${TEST_STORE})`, () => {
       TEST_SETUP,
     );
     assert.equal(same.version, user.version);
+    assert.deepEqual(same.record.groups, user.record.groups, 'and answers the user with its groups, though a rewrite reads none');
     const renamed = await directory.users.rewrite(user.record.user_id, () => ({ first_name: 'Other', last_name: '' }), TEST_SETUP);
     assert.equal(renamed.version, user.version + 1);
     const { events } = await directory.auditEvents({ pageSize: 10, targetUserId: user.record.user_id });

@@ -10,6 +10,7 @@ import {
   type Email,
   type ExpectedVersions,
   type StoredUser,
+  type StoredUserFields,
   type UserChanges,
   type UserListing,
   type UserProfile,
@@ -64,7 +65,7 @@ const notFound = (): never => refuse({ kind: 'not_found', entity: 'user' });
 const PLAIN_FIELDS = ['first_name', 'last_name', 'phone', 'organization', 'locked', 'disabled', 'external_id'] as const;
 
 /** What `change` sets of `current`, only where it differs (so that a change to nothing writes nothing, and events name only what changed). */
-function differences({ record, directory }: StoredUser, change: UserChange): UserChange {
+function differences({ record, directory }: StoredUserFields, change: UserChange): UserChange {
   const differing: UserChange = {};
   const now = { ...record, ...directory } as Record<string, unknown>;
   if (change.username !== undefined && change.username !== record.username) differing.username = change.username;
@@ -208,25 +209,28 @@ export function userDirectory(store: Store, { passwordHistory = DEFAULT_PASSWORD
 
     /**
      * Sets the user to what `rewrite` makes of it as read (a replacement), writing only what
-     * differs, and only at the version read (versioned-write.ts).
+     * differs, and only at the version read (versioned-write.ts). The user is read without its
+     * groups, which no rewrite sets; a rewrite that changes nothing answers the user as found.
      */
     async rewrite(
       userId: string,
-      rewrite: (current: StoredUser) => UserChange,
+      rewrite: (current: StoredUserFields) => UserChange,
       by: ChangeAuthor,
       expected?: ExpectedVersions,
     ): Promise<StoredUser> {
-      return writeAtVersionRead(
+      const id = canonicalId(userId);
+      const written = await writeAtVersionRead<StoredUserFields, StoredUser | 'unchanged'>(
         expected,
-        () => find({ userId }),
+        async () => (await store.users.findFieldsById(id)) ?? notFound(),
         async (current) => {
-          const change = await withoutCurrentPassword(current.record.user_id, differences(current, rewrite(current)));
-          const changes = await storedChanges(change, async () => current.record, current.record.user_id);
-          if (Object.keys(changes).length === 0) return current;
-          return (await refusingTakenName(() => store.users.update(current.record.user_id, changes, by, [current.version]))) ?? notFound();
+          const change = await withoutCurrentPassword(id, differences(current, rewrite(current)));
+          const changes = await storedChanges(change, async () => current.record, id);
+          if (Object.keys(changes).length === 0) return 'unchanged';
+          return (await refusingTakenName(() => store.users.update(id, changes, by, [current.version]))) ?? notFound();
         },
         (current) => new DirectoryError({ kind: 'stale_version', entity: 'user', current }),
       );
+      return written === 'unchanged' ? find({ userId: id }) : written;
     },
 
     async delete(userId: string, by: ChangeAuthor, expected?: ExpectedVersions): Promise<void> {

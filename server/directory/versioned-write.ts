@@ -11,12 +11,12 @@ import { StaleVersionError, type ExpectedVersions } from '../store/records.js';
 /** How often a write without If-Match is tried against writers that keep winning. */
 const ATTEMPTS = 5;
 
-export async function writeAtVersionRead<Stored extends { version: number }>(
+export async function writeAtVersionRead<Read extends { version: number }, Written>(
   expected: ExpectedVersions | undefined,
-  read: () => Promise<Stored>,
-  write: (current: Stored) => Promise<Stored>,
+  read: () => Promise<Read>,
+  write: (current: Read) => Promise<Written>,
   stale: (current: number) => Error,
-): Promise<Stored> {
+): Promise<Written> {
   const attempt = async () => {
     const current = await read();
     if (expected && !expected.includes(current.version)) throw new AbortError(stale(current.version));

@@ -139,12 +139,15 @@ function boundMembers(operations: readonly PatchOperation[]): void {
     throw invalidValue(`a PATCH names at most ${SCIM_LIMITS.members} members (this one names ${named}): send them in several`);
 }
 
-/** The resource with the operations (patchOperations) applied; the resource given is left as it is. */
+/**
+ * The resource with the operations (patchOperations) applied, in place: the caller hands over
+ * a resource made for it and sharing nothing it keeps (scimUser, scimGroup), which spares the
+ * library's own copy of it, a JSON round trip of the whole resource on every PATCH.
+ */
 export function patched(resource: object, operations: readonly PatchOperation[]): Record<string, unknown> {
   try {
-    // The library patches a copy of its own (a JSON round trip, which a resource read from JSON survives).
     return scimPatch(resource as unknown as ScimResource, operations as ScimPatchOperation[], {
-      mutateDocument: false,
+      mutateDocument: true,
       treatMissingAsAdd: true,
     }) as unknown as Record<string, unknown>;
   } catch (error) {

@@ -6,7 +6,15 @@
  */
 import { SCIM_LIMITS } from '../../lib/contract/scim-operations.js';
 import { entityTag } from '../http/entity-tags.js';
-import { userAsSeen, type DirectoryFields, type Email, type Sight, type StoredUser, type UserProfile } from '../directory/index.js';
+import {
+  userAsSeen,
+  type DirectoryFields,
+  type Email,
+  type Sight,
+  type StoredUser,
+  type StoredUserFields,
+  type UserProfile,
+} from '../directory/index.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -21,15 +29,22 @@ export interface ScimUser {
   active: boolean;
   emails: Email[];
   phoneNumbers: { value: string; type: 'work'; primary: true }[];
-  /** `display`, the group's name, only for a key that may view groups (directory/sight.ts). */
-  groups: { value: string; display?: string; $ref: string }[];
+  /**
+   * `display`, the group's name, only for a key that may view groups (directory/sight.ts). Left
+   * out for a user read without its groups: the resource a PATCH is applied to (users.ts).
+   */
+  groups?: { value: string; display?: string; $ref: string }[];
   [ENTERPRISE_USER_SCHEMA]: { organization: string };
   meta: { resourceType: 'User'; created: string; lastModified: string; location: string; version: string };
 }
 
-/** A stored user as SCIM shows it to a key of this sight; `base` is the SCIM service's address, e.g. `https://host/scim/v2`. */
-export function scimUser({ record: stored, version, modified, directory }: StoredUser, base: string, sight: Sight): ScimUser {
-  const record = userAsSeen(stored, sight);
+/**
+ * A stored user as SCIM shows it to a key of this sight; `base` is the SCIM service's address,
+ * e.g. `https://host/scim/v2`. The resource shares nothing with the stored user: a PATCH is
+ * applied to it in place (patch.ts), and the stored user is what the directory compares the
+ * result with.
+ */
+export function scimUser({ record, version, modified, directory }: StoredUser | StoredUserFields, base: string, sight: Sight): ScimUser {
   const formatted = `${record.first_name} ${record.last_name}`.trim();
   return {
     schemas: [USER_SCHEMA, ENTERPRISE_USER_SCHEMA],
@@ -39,13 +54,17 @@ export function scimUser({ record: stored, version, modified, directory }: Store
     name: { givenName: record.first_name, familyName: record.last_name, formatted },
     displayName: formatted || record.username,
     active: !record.disabled,
-    emails: directory.emails,
+    emails: directory.emails.map((email) => ({ ...email })),
     phoneNumbers: record.phone ? [{ value: record.phone, type: 'work', primary: true }] : [],
-    groups: record.groups.map((group) => ({
-      value: group.group_id,
-      ...(group.name === undefined ? {} : { display: group.name }),
-      $ref: `${base}/Groups/${group.group_id}`,
-    })),
+    ...('groups' in record
+      ? {
+          groups: userAsSeen(record, sight).groups.map((group) => ({
+            value: group.group_id,
+            ...(group.name === undefined ? {} : { display: group.name }),
+            $ref: `${base}/Groups/${group.group_id}`,
+          })),
+        }
+      : {}),
     [ENTERPRISE_USER_SCHEMA]: { organization: record.organization },
     meta: {
       resourceType: 'User',

@@ -289,8 +289,8 @@ describe('SCIM Users', () => {
 });
 
 /**
- * A service whose first `count` reads of a user by id each wait until the last of them
- * has read: so that `count` concurrent writers all read one version before any writes.
+ * A service whose first `count` reads of a user before a rewrite each wait until the last of
+ * them has read: so that `count` concurrent writers all read one version before any writes.
  */
 async function serviceWhereReadsMeet(count: number): Promise<TestService> {
   let arrived = 0;
@@ -298,9 +298,9 @@ async function serviceWhereReadsMeet(count: number): Promise<TestService> {
   const allRead = new Promise<void>((resolve) => (release = resolve));
   return startTestService({
     wrapStore: (store) => {
-      const findById = store.users.findById.bind(store.users);
-      store.users.findById = async (userId) => {
-        const found = await findById(userId);
+      const findFieldsById = store.users.findFieldsById.bind(store.users);
+      store.users.findFieldsById = async (userId) => {
+        const found = await findFieldsById(userId);
         if (++arrived === count) release();
         if (arrived <= count) await allRead;
         return found;

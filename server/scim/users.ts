@@ -5,7 +5,15 @@
  * is computed here on the SCIM resource as read; the directory writes what it
  * changes, at the version read.
  */
-import { sightOf, WHOLE_SIGHT, type Directory, type StoredUser, type UserChange, type UserSearch } from '../directory/index.js';
+import {
+  sightOf,
+  WHOLE_SIGHT,
+  type Directory,
+  type StoredUser,
+  type StoredUserFields,
+  type UserChange,
+  type UserSearch,
+} from '../directory/index.js';
 import { invalidValue } from './errors.js';
 import { listAnswer, listQuery } from './list-query.js';
 import { patchOperations, patched } from './patch.js';
@@ -63,7 +71,7 @@ export function scimUserHandlers({
   };
 
   /** The user set to what `rewrite` makes of the resource read. */
-  const rewriteUser = async (request: ScimRequest, rewrite: (current: StoredUser) => unknown): Promise<ScimAnswer> =>
+  const rewriteUser = async (request: ScimRequest, rewrite: (current: StoredUserFields) => unknown): Promise<ScimAnswer> =>
     answer(
       await users.rewrite(request.id, (current) => changeOf(fieldsOf(rewrite(current))), request.author, request.expectedVersions),
       request,

@@ -111,6 +111,14 @@ export interface StoredUser extends Versioned<User> {
   directory: DirectoryFields;
 }
 
+/**
+ * A user as a replacement or a PATCH reads it: everything but the groups, which no rewrite
+ * sets and which cost a read a join and a sort (a third of its time on 100,000 users).
+ */
+export interface StoredUserFields extends Versioned<Omit<User, 'groups'>> {
+  directory: DirectoryFields;
+}
+
 /** A place in the order of a listing: a user's value of the sort field, and its user_id for ties. */
 export interface SortPosition {
   value: string;

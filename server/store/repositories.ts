@@ -33,6 +33,7 @@ import type {
   GroupChange,
   FeedQuery,
   StoredUser,
+  StoredUserFields,
   StoredSession,
   UserSearch,
   UserSearchResult,
@@ -52,6 +53,8 @@ export interface UserRepository {
   /** The users a SCIM filter matches, a page at a time, with the total; the filter runs in the database. */
   search(query: UserSearch): Promise<UserSearchResult>;
   findById(userId: string): Promise<StoredUser | undefined>;
+  /** The user without its groups, as a rewrite reads it before it writes. */
+  findFieldsById(userId: string): Promise<StoredUserFields | undefined>;
   findByUsername(username: string): Promise<StoredUser | undefined>;
   /** Creates the user in the system group "All Users". Throws NameTakenError. */
   create(user: NewUserRecord, by: ChangeAuthor): Promise<StoredUser>;

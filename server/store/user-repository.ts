@@ -30,6 +30,9 @@ import {
   type UserQuery,
   type Email,
   type StoredUser,
+  type StoredUserFields,
+  type DirectoryFields,
+  type Versioned,
   type UserSearch,
   type UserSearchResult,
 } from './records.js';
@@ -129,6 +132,7 @@ export class KyselyUserRepository implements UserRepository {
   readonly #commitGroup: GroupCommit | undefined;
   readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
   readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<WholeRow>>;
+  readonly #userFieldsByIdQuery: (userId: string) => CompiledQuery<VersionedRow>;
   /** update_user's query for each set of columns changed and number of expected versions. */
   readonly #updateQueries = new Map<string, (...values: unknown[]) => CompiledQuery<WholeRow>>();
 
@@ -145,6 +149,9 @@ export class KyselyUserRepository implements UserRepository {
         db.selectFrom('users').select(VERSIONED_COLUMNS).select(groupsOfUser(traits)).where(column, '=', value),
       );
     this.#userByQuery = { user_id: userBy('user_id'), username: userBy('username') };
+    this.#userFieldsByIdQuery = queryTemplate(1, (userId: string) =>
+      db.selectFrom('users').select(VERSIONED_COLUMNS).where('user_id', '=', userId),
+    );
   }
 
   async list({ pageSize, sortBy, sortDirection, start, countTotal = true, matching, memberOf }: UserQuery): Promise<UserListing> {
@@ -220,6 +227,13 @@ export class KyselyUserRepository implements UserRepository {
 
   async findById(userId: string): Promise<StoredUser | undefined> {
     return this.#find(this.db, 'user_id', userId);
+  }
+
+  async findFieldsById(userId: string): Promise<StoredUserFields | undefined> {
+    const [row] = (await this.db.executeQuery(this.#userFieldsByIdQuery(userId))).rows;
+    if (!row) return undefined;
+    const { groups: _unread, ...record } = userOf(row, []);
+    return this.#storedOf(row, record);
   }
 
   async findByUsername(username: string): Promise<StoredUser | undefined> {
@@ -467,7 +481,7 @@ export class KyselyUserRepository implements UserRepository {
     return rows.map((row, index) => this.#storedOf(row, present(users[index], 'the user of a row')));
   }
 
-  #storedOf(row: VersionedRow, record: User): StoredUser {
+  #storedOf<Fields extends Omit<User, 'groups'>>(row: VersionedRow, record: Fields): Versioned<Fields> & { directory: DirectoryFields } {
     return {
       record,
       version: row.version,
