@@ -1,6 +1,7 @@
 /**
- * `npm run profile`: where update_user's time goes. Starts the compiled service
- * (as `npm start` runs it) on a database of 10,000 users, sends update_user at
+ * `npm run profile`: where a write's time goes. Starts the compiled service
+ * (as `npm start` runs it) on a database of 10,000 users, sends update_user (or,
+ * with `--request scim-patch`, bench (m)'s SCIM PATCH of `active`) at
  * 50 connections for a second's warm-up, then for a while (PROFILE_SECONDS, 10
  * by default) under V8's sampling profiler, started and stopped over the
  * service's inspector so that its start and the warm-up stay out of the profile;
@@ -11,6 +12,7 @@
  * (profile/flame-graph.ts).
  *
  *   npm run build && npm run profile -- --out update-user.cpuprofile --flame-graph update-user.svg
+ *   npm run profile -- --request scim-patch
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,10 +21,20 @@ import autocannon from 'autocannon';
 import { freePort } from '../lib/testing/ports.js';
 import { Inspector } from './bench/inspector.js';
 import { posting, ready, SERVICE, startServer } from './bench/kit.js';
+import { patchingActive } from './bench/scenarios/scim.js';
 import { updateBody } from './bench/scenarios/writes.js';
-import { seedUsers } from './bench/seed.js';
+import { type SeededDatabase, seedUsers } from './bench/seed.js';
 import { flameGraph } from './profile/flame-graph.js';
 import { type CpuProfile, summarise } from './profile/summary.js';
+
+/** The requests `--request` names, and what the summary calls each. */
+const PROFILED: Record<string, { title: string; requests: (seeded: SeededDatabase) => autocannon.Options['requests'] }> = {
+  update_user: {
+    title: 'update_user',
+    requests: (seeded) => posting('/api/public/update_user', updateBody(seeded.userIds, seeded.credentials)),
+  },
+  'scim-patch': { title: 'SCIM PATCH of active', requests: (seeded) => patchingActive(seeded.credentials, seeded.userIds) },
+};
 
 async function main(): Promise<void> {
   const option = (name: string) => {
@@ -31,6 +43,9 @@ async function main(): Promise<void> {
   };
   const out = option('--out');
   const flameGraphFile = option('--flame-graph');
+  const requestName = option('--request') ?? 'update_user';
+  const profiled = PROFILED[requestName];
+  if (!profiled) throw new Error(`--request takes ${Object.keys(PROFILED).join(' or ')}, not "${requestName}"`);
   const seconds = Number(process.env.PROFILE_SECONDS) || 10;
   const directory = await mkdtemp(join(tmpdir(), 'workspace-profile-'));
   try {
@@ -43,7 +58,7 @@ async function main(): Promise<void> {
       ready,
     );
     // A second's warm-up, not profiled: V8 compiles the hot path during it.
-    const requests = posting('/api/public/update_user', updateBody(seeded.userIds, seeded.credentials));
+    const requests = profiled.requests(seeded);
     await autocannon({ url: service.url, connections: 50, duration: 1, requests });
     const inspector = await Inspector.connect(inspectorPort);
     await inspector.call('Profiler.enable');
@@ -55,12 +70,12 @@ async function main(): Promise<void> {
     const answered = result.requests.total;
     process.stdout.write(
       [
-        `update_user at 50 connections for ${seconds} s: ${Math.round(answered / result.duration)} req/s, p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors`,
+        `${profiled.title} at 50 connections for ${seconds} s: ${Math.round(answered / result.duration)} req/s, p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors`,
         ...summarise(profile, answered),
       ].join('\n') + '\n',
     );
     if (flameGraphFile) {
-      const title = `update_user at 50 connections, ${Math.round(answered / result.duration)} req/s (npm run profile)`;
+      const title = `${profiled.title} at 50 connections, ${Math.round(answered / result.duration)} req/s (npm run profile)`;
       await writeFile(flameGraphFile, flameGraph(profile, title));
       process.stdout.write(`flame graph written to ${flameGraphFile}\n`);
     }

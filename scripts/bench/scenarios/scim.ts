@@ -10,7 +10,8 @@
  * every member's version), the longest wait of each (same target).
  */
 import { join } from 'node:path';
-import { scimToken } from '../../../lib/contract/credentials.js';
+import type autocannon from 'autocannon';
+import { type Credentials, scimToken } from '../../../lib/contract/credentials.js';
 import { BODY_LIMIT_BYTES } from '../../../lib/contract/operations.js';
 import { SCIM_LIMITS } from '../../../lib/contract/scim-operations.js';
 import {
@@ -28,6 +29,23 @@ import {
   toggling,
 } from '../kit.js';
 import type { BenchRun } from './run.js';
+
+/** (m)'s request, also profiled by `npm run profile -- --request scim-patch`: a SCIM PATCH setting `active` to the opposite of what it last set. */
+export function patchingActive(credentials: Credentials, userIds: string[]): autocannon.Options['requests'] {
+  const next = toggling(userIds);
+  const headers = { authorization: `Bearer ${scimToken(credentials)}`, 'content-type': 'application/scim+json' };
+  return [
+    {
+      method: 'PATCH',
+      headers,
+      setupRequest: (request) => {
+        const { userId, disabled } = next();
+        const body = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: !disabled }] };
+        return { ...request, path: `/scim/v2/Users/${userId}`, body: JSON.stringify(body) };
+      },
+    },
+  ];
+}
 
 export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutcome> {
   // On a service of its own: the listings of (i) leave a heap whose collections would weigh on both.
@@ -54,7 +72,6 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
   // Each has half the users, so that neither undoes the other's changes.
   const half = large.userIds.length / 2;
   const nextUpdate = toggling(large.userIds.slice(0, half));
-  const nextPatch = toggling(large.userIds.slice(half));
   const deactivations = await compare([
     {
       name: '    update_user disabled, 100k',
@@ -64,21 +81,7 @@ export async function scim({ directory, large }: BenchRun): Promise<ScenarioOutc
         return { ...large.credentials, target_user: { user_id: userId, disabled } };
       }),
     },
-    {
-      name: '(m) SCIM PATCH active, 100k',
-      url: service.url,
-      requests: [
-        {
-          method: 'PATCH',
-          headers: { ...bearer, 'content-type': 'application/scim+json' },
-          setupRequest: (request) => {
-            const { userId, disabled } = nextPatch();
-            const body = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: !disabled }] };
-            return { ...request, path: `/scim/v2/Users/${userId}`, body: JSON.stringify(body) };
-          },
-        },
-      ],
-    },
+    { name: '(m) SCIM PATCH active, 100k', url: service.url, requests: patchingActive(large.credentials, large.userIds.slice(half)) },
   ]);
   const worstWaits = await healthzBesideWorstPatches(service.url, bearer, large.userIds);
   const largeGroup = await healthzBesideLargeGroupChanges(service.url, bearer, large.userIds);
