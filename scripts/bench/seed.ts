@@ -116,11 +116,11 @@ export async function seedAuditEvents(path: string, count: number, { webhookUrl 
 
   const database = new SqliteLibrary(path);
   const insert = database.prepare(
-    `insert into audit_events (event_id, position, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields, resource_version)
-     values (?, ?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone', 2)`,
+    `insert into audit_events (event_id, position, time, operation, actor, request_id, target_user_id, target_group_id, target_api_key, changed_fields, resource_version, previous_user_position)
+     values (?, ?, ?, 'updateUser', ?, ?, ?, null, null, 'first_name,phone', 2, ?)`,
   );
-  // About SEEDED_EVENT_USERS users in turn, each event linked to the user's one before by the
-  // database's trigger (server/store/user-event-chains.ts), as the service's are.
+  // About SEEDED_EVENT_USERS users in turn, each event linked to the user's one before, as the
+  // service's writer links them (server/store/user-event-chains.ts).
   const users = Array.from({ length: Math.min(count, SEEDED_EVENT_USERS) }, () => randomBytes(16).toString('hex'));
   const eventIds: string[] = [];
   const positions: number[] = [];
@@ -137,6 +137,7 @@ export async function seedAuditEvents(path: string, count: number, { webhookUrl 
         key.record.api_key,
         randomBytes(8).toString('hex'),
         users[i % users.length],
+        i >= users.length ? head + 1 + i - users.length : null,
       );
     }
   })();

@@ -40,7 +40,7 @@ import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
 import { type EventOrder, eventOrder, lastPosition } from './event-order.js';
-import { type ChainFilter, headOf, pruneDeadHeads, walkChain } from './user-event-chains.js';
+import { type ChainFilter, headOf, pruneDeadHeads, sqliteHeadOf, sqliteHeadsOf, walkChain } from './user-event-chains.js';
 
 /** What a change says about itself; the author and the time are added. */
 export interface ChangeRecord {
@@ -88,9 +88,11 @@ export class AuditWriter implements AuditTrail {
     // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last
     // one written or deleted: numbering from the events left would take again, once the retention
     // has deleted the newest, positions that a cursor, the dispatcher or a chain still name.
-    const position = traits.kind === 'postgres' ? undefined : sql<number>`${lastPosition('sqlite')} + 1`;
+    const sqlite = traits.kind === 'sqlite';
+    const position = sqlite ? sql<number>`${lastPosition('sqlite')} + 1` : undefined;
     this.#insert = queryTemplate(
-      12,
+      // PostgreSQL's insert leaves the last two values out (below).
+      (sqlite ? 14 : 12) as 14,
       (
         event_id: string,
         time: string,
@@ -104,9 +106,16 @@ export class AuditWriter implements AuditTrail {
         protocol: string,
         resource_version: string,
         target_webhook_id: string,
+        // SQLite: the user's id again, twice, for the link to the user's event before this one.
+        user_on_row: string,
+        user_kept: string,
       ) =>
         db.insertInto('audit_events').values({
           ...(position ? { position } : {}),
+          // On SQLite the event names the user's event before it as it is written: the trigger
+          // would otherwise write the row a second time to link it (migration 0021). PostgreSQL's
+          // trigger links it before the row is written.
+          ...(sqlite ? { previous_user_position: sqliteHeadOf(user_on_row, user_kept) } : {}),
           resource_version: resource_version as unknown as number | null,
           event_id,
           time,
@@ -158,6 +167,8 @@ export class AuditWriter implements AuditTrail {
       by.protocol,
       change.resourceVersion ?? null,
       change.targetWebhookId ?? null,
+      change.targetUserId ?? null,
+      change.targetUserId ?? null,
     ];
     await db.executeQuery(this.#insert(...(values as string[])));
   }
@@ -170,27 +181,38 @@ export class AuditWriter implements AuditTrail {
   async recordAll(db: Db, by: ChangeAuthor, changes: readonly ChangeRecord[]): Promise<void> {
     if (changes.length <= 1) return changes[0] && this.record(db, by, changes[0]);
     await this.#sequence(db, by);
-    // SQLite numbers them after the last event itself; a subquery per row would be read once for the whole statement.
-    let last =
-      this.traits.kind === 'postgres'
-        ? 0
-        : Number((await db.selectNoFrom(lastPosition('sqlite').as('last')).executeTakeFirstOrThrow()).last);
+    const sqlite = this.traits.kind === 'sqlite';
+    // SQLite numbers them and links each to its user's event before it here, as record()'s insert
+    // does in SQL: a subquery per row would be read once for the whole statement.
+    let last = sqlite ? Number((await db.selectNoFrom(lastPosition('sqlite').as('last')).executeTakeFirstOrThrow()).last) : 0;
     for (let start = 0; start < changes.length; start += EVENTS_PER_INSERT) {
-      const rows = changes.slice(start, start + EVENTS_PER_INSERT).map((change) => ({
-        ...(this.traits.kind === 'postgres' ? {} : { position: ++last }),
-        event_id: eventIds.next(),
-        time: new Date().toISOString(),
-        operation: change.operation,
-        actor: by.actor,
-        request_id: by.requestId,
-        target_user_id: change.targetUserId ?? null,
-        target_group_id: change.targetGroupId ?? null,
-        target_api_key: change.targetApiKey ?? null,
-        target_webhook_id: change.targetWebhookId ?? null,
-        changed_fields: (change.changedFields ?? []).join(','),
-        protocol: by.protocol,
-        resource_version: change.resourceVersion ?? null,
-      }));
+      const chunk = changes.slice(start, start + EVENTS_PER_INSERT);
+      const heads = sqlite ? await sqliteHeadsOf(db, [...new Set(chunk.flatMap((change) => change.targetUserId ?? []))]) : undefined;
+      const rows = chunk.map((change) => {
+        let placed = {};
+        if (heads) {
+          const position = ++last;
+          const userId = change.targetUserId;
+          placed = { position, previous_user_position: userId === undefined ? null : (heads.get(userId) ?? null) };
+          // The same user again in this statement: linked to this event.
+          if (userId !== undefined) heads.set(userId, position);
+        }
+        return {
+          ...placed,
+          event_id: eventIds.next(),
+          time: new Date().toISOString(),
+          operation: change.operation,
+          actor: by.actor,
+          request_id: by.requestId,
+          target_user_id: change.targetUserId ?? null,
+          target_group_id: change.targetGroupId ?? null,
+          target_api_key: change.targetApiKey ?? null,
+          target_webhook_id: change.targetWebhookId ?? null,
+          changed_fields: (change.changedFields ?? []).join(','),
+          protocol: by.protocol,
+          resource_version: change.resourceVersion ?? null,
+        };
+      });
       await db.insertInto('audit_events').values(rows).execute();
       // The next statement at the next turn: SQLite's statements run on the event loop's thread.
       if (start + EVENTS_PER_INSERT < changes.length) await nextTurn();

@@ -218,7 +218,7 @@ describe(`each user's events along a chain (${TEST_STORE})`, () => {
         await undo(sql`drop trigger audit_events_link_user on audit_events`);
         await undo(sql`drop function audit_events_link_user()`);
       } else {
-        await undo(sql`drop trigger audit_events_link_user`);
+        await undo(sql`drop trigger audit_events_move_user_head`);
         await undo(sql`drop trigger users_keep_event_head`);
         await undo(sql`alter table users drop column last_event_position`);
       }

@@ -20,7 +20,9 @@
  * Like an index, the chains are kept by the database: triggers made by migration
  * 0018 link each event as it is inserted (by any writer: an instance of the
  * version before it, during a rolling upgrade, too) and, on SQLite, move a
- * deleted user's head off the row. Here they are read.
+ * deleted user's head off the row. On SQLite the service's own insert names the
+ * link itself (sqliteHeadOf), which spares the trigger a second write of the
+ * row (migration 0021); the trigger links what comes without. Here they are read.
  *
  * A chain is walked from its head, a lookup by position at each step, and a page
  * stops the walk once it is full: both databases evaluate a recursive query only
@@ -30,16 +32,40 @@ import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { DatabaseTraits, Db } from './database-traits.js';
 import type { AuditEventsTable } from './schema.js';
 
+/**
+ * On SQLite, the position of the user's newest event as an expression, null for a user without
+ * any: the head on the user's row, else the one kept once the row went (the row's is the newer:
+ * it is written while the row exists, the other once it is gone). The user's id is asked twice,
+ * once for each place, so that a compiled query (query-template.ts) can take it as two values.
+ */
+export function sqliteHeadOf(userIdOnRow: string, userIdKept: string): RawBuilder<number | null> {
+  return sql<number | null>`coalesce(
+    (select last_event_position from users where user_id = ${userIdOnRow}),
+    (select position from user_event_heads where user_id = ${userIdKept}))`;
+}
+
+/** On SQLite, the heads of these users' chains, as sqliteHeadOf finds each: users without events left out. */
+export async function sqliteHeadsOf(db: Db, userIds: readonly string[]): Promise<Map<string, number>> {
+  const heads = new Map<string, number>();
+  if (userIds.length === 0) return heads;
+  const kept = await db.selectFrom('user_event_heads').select(['user_id', 'position']).where('user_id', 'in', userIds).execute();
+  for (const row of kept) heads.set(row.user_id, Number(row.position));
+  const onRows = await db
+    .selectFrom('users')
+    .select(['user_id', 'last_event_position'])
+    .where('user_id', 'in', userIds)
+    .where('last_event_position', 'is not', null)
+    .execute();
+  for (const row of onRows) heads.set(row.user_id, Number(row.last_event_position));
+  return heads;
+}
+
 /** The position of the user's newest event, if the user has any. */
 export async function headOf(kind: DatabaseTraits['kind'], db: Db, userId: string): Promise<number | undefined> {
-  const kept = db.selectFrom('user_event_heads').select('position').where('user_id', '=', userId);
   const row = await (
     kind === 'postgres'
-      ? kept
-      : // The row's head is the newer one: it is written while the row exists, the other once it is gone.
-        db.selectNoFrom((eb) =>
-          eb.fn.coalesce(eb.selectFrom('users').select('last_event_position').where('user_id', '=', userId), kept).as('position'),
-        )
+      ? db.selectFrom('user_event_heads').select('position').where('user_id', '=', userId)
+      : db.selectNoFrom(sqliteHeadOf(userId, userId).as('position'))
   ).executeTakeFirst();
   return row?.position === null || row?.position === undefined ? undefined : Number(row.position);
 }

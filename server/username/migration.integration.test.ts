@@ -40,7 +40,7 @@ describe(`migration 0003: stored usernames under the username profile (${TEST_ST
     if (TEST_STORE === 'postgres') {
       await inspection.execute(sql`drop function audit_events_link_user() cascade`);
     } else {
-      await inspection.execute(sql`drop trigger audit_events_link_user`);
+      await inspection.execute(sql`drop trigger audit_events_move_user_head`);
       await inspection.execute(sql`drop trigger users_keep_event_head`);
       await inspection.execute(sql`alter table users drop column last_event_position`);
     }
