@@ -2,11 +2,25 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
 import { startAuditRetention } from './audit-retention.js';
 import { createLogger } from './logger.js';
 import { TEST_SETUP } from './testing/test-setup.js';
 import { newUserRecord, openInspectedStore, openTestStore, TEST_STORE, type TestStore } from './store/testing/open-test-store.js';
 import { createTestDatabase } from './testing/database.js';
+import type { StoreInspection } from './store/testing/inspection.js';
+
+/**
+ * Makes events look recorded at `time`: their time, and an id that carries it, as the trail
+ * records them (store/event-ids.ts). Those of these users, or every one.
+ */
+async function recordedAt(inspection: StoreInspection, time: string, userIds?: readonly string[]): Promise<void> {
+  for (const row of await inspection.rows('audit_events')) {
+    if (userIds && !userIds.includes(String(row.target_user_id))) continue;
+    const eventId = uuidv7({ msecs: Date.parse(time) });
+    await inspection.execute(sql`update audit_events set time = ${time}, event_id = ${eventId} where position = ${row.position}`);
+  }
+}
 
 describe(`audit retention (${TEST_STORE})`, () => {
   let opened: TestStore;
@@ -24,7 +38,7 @@ describe(`audit retention (${TEST_STORE})`, () => {
     const aged = (days: number, minutes = 0) => new Date(now.getTime() - days * 86_400_000 - minutes * 60_000).toISOString();
     for (const [index, user] of users.entries()) {
       const time = index < 5 ? aged(366) : index === 5 ? aged(30, 1) : aged(0, 5);
-      await inspection.execute(sql`update audit_events set time = ${time} where target_user_id = ${user.user_id}`);
+      await recordedAt(inspection, time, [user.user_id]);
     }
     let logged = '';
     const logger = createLogger(
@@ -84,10 +98,8 @@ describe(`audit retention (${TEST_STORE})`, () => {
       };
 
       // Kept's and Gone's events are past their age; Recent's are not.
-      await inspection.execute(
-        sql`update audit_events set time = '2026-01-01T00:00:00.000Z' where target_user_id in (${kept.user_id}, ${gone.user_id})`,
-      );
-      await inspection.execute(sql`update audit_events set time = '2027-11-30T00:00:00.000Z' where target_user_id = ${recent.user_id}`);
+      await recordedAt(inspection, '2026-01-01T00:00:00.000Z', [kept.user_id, gone.user_id]);
+      await recordedAt(inspection, '2027-11-30T00:00:00.000Z', [recent.user_id]);
       assert.equal(await prune(), 4);
       // A deleted user's head is kept on both stores, a live one's in the table on PostgreSQL only.
       assert.deepEqual(await heads(), [recent.user_id], 'Gone’s head went with his events, Recent’s stays');
@@ -98,7 +110,7 @@ describe(`audit retention (${TEST_STORE})`, () => {
 
       // Now every event, the newest included.
       const last = await store.audit.head();
-      await inspection.execute(sql`update audit_events set time = '2026-01-01T00:00:00.000Z'`);
+      await recordedAt(inspection, '2026-01-01T00:00:00.000Z');
       assert.equal(await prune(), 2);
       assert.deepEqual(await inspection.rows('audit_events'), []);
       assert.deepEqual(await heads(), []);

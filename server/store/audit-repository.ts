@@ -39,6 +39,7 @@ import type {
 import type { AuditRepository } from './repositories.js';
 import type { AuditEventsTable, Database } from './schema.js';
 import { eventIds } from './event-ids.js';
+import { atOrAfter, before } from './event-times.js';
 import { type EventOrder, eventOrder, lastPosition } from './event-order.js';
 import { type ChainFilter, headOf, pruneDeadHeads, sqliteHeadOf, sqliteHeadsOf, walkChain } from './user-event-chains.js';
 
@@ -153,10 +154,12 @@ export class AuditWriter implements AuditTrail {
 
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
-    await this.#sequence(db, by);
+    // Only where there is something to take or to record: update_user's path, without, skips a turn.
+    if (this.traits.kind === 'postgres' || by.idempotency) await this.#sequence(db, by);
+    const { id, time } = eventIds.next();
     const values = [
-      eventIds.next(),
-      new Date().toISOString(),
+      id,
+      time,
       change.operation,
       by.actor,
       by.requestId,
@@ -197,10 +200,11 @@ export class AuditWriter implements AuditTrail {
           // The same user again in this statement: linked to this event.
           if (userId !== undefined) heads.set(userId, position);
         }
+        const { id, time } = eventIds.next();
         return {
           ...placed,
-          event_id: eventIds.next(),
-          time: new Date().toISOString(),
+          event_id: id,
+          time,
           operation: change.operation,
           actor: by.actor,
           request_id: by.requestId,
@@ -262,8 +266,8 @@ export class KyselyAuditRepository implements AuditRepository {
     let select = this.db.selectFrom('audit_events').selectAll();
     if (actor !== undefined) select = select.where('actor', '=', actor);
     if (operation !== undefined) select = select.where('operation', '=', operation);
-    if (since !== undefined) select = select.where('time', '>=', since);
-    if (until !== undefined) select = select.where('time', '<', until);
+    if (since !== undefined) select = select.where(atOrAfter(since));
+    if (until !== undefined) select = select.where(before(until));
     if (after !== undefined) select = select.where('event_id', '<', after);
     // One event more than the page tells whether older ones follow.
     const rows = await select
@@ -299,13 +303,13 @@ export class KyselyAuditRepository implements AuditRepository {
     return page(await walkChain(this.db, userId, start, filters, pageSize + 1), pageSize);
   }
 
-  async prune(before: string, limit: number): Promise<number> {
+  async prune(olderThan: string, limit: number): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       const oldest = await trx
         .selectFrom('audit_events')
         .select(['event_id', 'position'])
-        .where('time', '<', before)
-        .orderBy('time')
+        .where(before(olderThan))
+        .orderBy('event_id')
         .limit(limit)
         .execute();
       if (oldest.length === 0) return 0;

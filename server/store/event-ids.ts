@@ -5,6 +5,9 @@
  * where the random bytes come from: uuid's v7 draws 16 from WebCrypto for every id, which took
  * 9 µs of each update_user (BENCHMARKS.md, "The cost of a write"); they are drawn here from
  * node:crypto 4 KiB at a time, one draw for 256 ids. uuid still lays out the bytes.
+ *
+ * An event's time is the millisecond its id carries, so that the index of ids
+ * is an index of times as well (idsFrom): the trail keeps no index by time.
  */
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
@@ -18,9 +21,16 @@ export class EventIds {
   #taken = POOL_BYTES;
   #msecs = -Infinity;
   #seq = 0;
+  /** The time of #msecs as stored, made once for the ids of a millisecond (toISOString is about 1 µs). */
+  #time = '';
+  #timeOf = -Infinity;
 
-  /** The next id; `now` is the clock's milliseconds. */
-  next(now = Date.now()): string {
+  /**
+   * The next id and the time it carries; `now` is the clock's milliseconds. The time is later
+   * than `now` where the clock stepped back since the last id (ids never go back with it), or
+   * where a millisecond's ids ran out.
+   */
+  next(now = Date.now()): EventStamp {
     if (this.#taken + ID_BYTES > POOL_BYTES) {
       randomFillSync(this.#pool);
       this.#taken = 0;
@@ -37,9 +47,29 @@ export class EventIds {
       this.#seq = (this.#seq + 1) | 0;
       if (this.#seq === 0) this.#msecs++;
     }
-    return uuidv7({ random, msecs: this.#msecs, seq: this.#seq });
+    if (this.#timeOf !== this.#msecs) {
+      this.#time = new Date(this.#msecs).toISOString();
+      this.#timeOf = this.#msecs;
+    }
+    return { id: uuidv7({ random, msecs: this.#msecs, seq: this.#seq }), time: this.#time };
   }
+}
+
+/** An event's id, and its time as stored (UTC, milliseconds): the millisecond in the id. */
+export interface EventStamp {
+  id: string;
+  time: string;
 }
 
 /** The process's ids: one sequence for every store it opens, as uuid's v7 kept one. */
 export const eventIds = new EventIds();
+
+/**
+ * The ids of the events at `millis` (since the epoch) or later are those at or after this text;
+ * the ids of events before it, those before. A UUIDv7 begins with its millisecond in 12
+ * hexadecimal digits, so ids in text order are in the order of their times.
+ */
+export function idsFrom(millis: number): string {
+  const hex = Math.max(0, millis).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}`;
+}

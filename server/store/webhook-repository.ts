@@ -28,6 +28,7 @@ import type {
 } from './records.js';
 import type { WebhookRepository } from './repositories.js';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
+import { atOrAfter } from './event-times.js';
 
 type Row = Selectable<WebhooksTable>;
 
@@ -403,7 +404,7 @@ export class KyselyWebhookRepository implements WebhookRepository {
       const webhook = await trx.selectFrom('webhooks').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
       if (!webhook) return 0;
       let query = trx.selectFrom('audit_events').selectAll().orderBy('position');
-      query = 'eventId' in which ? query.where('event_id', '=', which.eventId) : query.where('time', '>=', which.since);
+      query = 'eventId' in which ? query.where('event_id', '=', which.eventId) : query.where(atOrAfter(which.since));
       const taken = takes(asWebhook(webhook).event_types);
       const events = (await query.limit(10_000).execute()).map(placedEvent).filter(({ event }) => taken.has(event.type));
       await insertDeliveries(
