@@ -17,12 +17,13 @@
  *   could deadlock with a transaction that updated the user and then waits for
  *   the sequencer.
  *
- * Like an index, the chains are kept by the database: triggers made by migration
- * 0018 link each event as it is inserted (by any writer: an instance of the
- * version before it, during a rolling upgrade, too) and, on SQLite, move a
- * deleted user's head off the row. On SQLite the service's own insert names the
- * link itself (sqliteHeadOf), which spares the trigger a second write of the
- * row (migration 0021); the trigger links what comes without. Here they are read.
+ * On PostgreSQL the chains are kept by the database, as an index is: a trigger
+ * made by migration 0018 links each event as it is inserted, by any writer (an
+ * instance of the version before it, during a rolling upgrade, too). On SQLite,
+ * which has one writer, the trail's writer names each link as it inserts the
+ * event (sqliteHeadOf, sqliteHeadsOf), which spares a second write of the row
+ * (migration 0021), and triggers move the head: onto the user's row with each
+ * event, off it when the user is deleted. Here the chains are read.
  *
  * A chain is walked from its head, a lookup by position at each step, and a page
  * stops the walk once it is full: both databases evaluate a recursive query only
