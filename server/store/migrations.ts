@@ -603,10 +603,12 @@ export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-export async function migrateToLatest(db: AnyDatabase): Promise<void> {
+/** Applies the migrations the database lacks; resolves with how many it applied. */
+export async function migrateToLatest(db: AnyDatabase): Promise<number> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
     throw new Error(failed ? `database migration ${failed} failed` : 'cannot prepare the database for migrations', { cause: error });
   }
+  return results?.filter((result) => result.status === 'Success').length ?? 0;
 }

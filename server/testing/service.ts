@@ -163,7 +163,19 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     return { api_key: issued.record.api_key, api_key_secret: issued.secret };
   }
 
-  const admin = await createKey();
+  async function close() {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+    await database?.drop();
+  }
+
+  // A service that cannot take its first key (a disk full already) closes before the error is
+  // told: a store left open would keep the test's process, and its disk, busy.
+  const admin = await createKey().catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
   const call = <Name extends PathName>(operation: Name, body: Params<ByPathName[Name]>) => send(operation, body);
   const sendAsAdmin = (operation: string, fields: Record<string, unknown> = {}) => send(operation, { ...admin, ...fields });
   const callAsAdmin = <Name extends PathName>(operation: Name, ...[fields]: FieldsArgument<Name>) =>
@@ -189,11 +201,6 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       return answer.body.user as User;
     },
     createGroup: (fields = {}) => aGroup(createDirectory(store), fields),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await store.close();
-      await database?.drop();
-    },
+    close,
   };
 }

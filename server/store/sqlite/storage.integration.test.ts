@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,21 @@ describe('SQLite storage', () => {
       assert.deepEqual(await inspection.appliedMigrations(), MIGRATION_NAMES, 'each migration recorded once');
       await again.close();
     }
+  });
+
+  it('copies the migrations’ write-ahead log into the file and empties it, and leaves a log alone when nothing migrates', async () => {
+    const path = join(directory, 'migrated.db');
+    const store = await openStore(`sqlite:${path}`);
+    assert.equal(statSync(`${path}-wal`).size, 0, 'the log emptied');
+    assert.ok(statSync(path).size > 100_000, `the schema in the file: ${statSync(path).size} bytes`);
+    await store.users.create(newUserRecord(), TEST_SETUP);
+    const logged = statSync(`${path}-wal`).size;
+    assert.ok(logged > 0);
+    // Opened again beside the first, with nothing to migrate: the log the first is writing stays.
+    const second = await openStore(`sqlite:${path}`);
+    assert.equal(statSync(`${path}-wal`).size, logged);
+    await second.close();
+    await store.close();
   });
 
   it('creates the directory of a new database file', async () => {
