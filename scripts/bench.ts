@@ -4,7 +4,7 @@
  * in a process of its own, the load in this one).
  *
  *   npm run bench                       the reference run (10 s per scenario; comparisons 7 rounds of 3 s)
- *   npm run bench -- --quick            2 s per scenario; comparisons 5 rounds of 1 s
+ *   npm run bench -- --quick            2 s per scenario; comparisons 5 rounds of 2 s
  *   npm run bench -- --out bench.json   also write the figures as JSON
  *   npm run bench -- --only events      the scenarios named (functions of scripts/bench/scenarios/), comma-separated
  *
