@@ -24,6 +24,7 @@ import { entityTag, expectedVersions } from './http/entity-tags.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { DEFAULT_IDEMPOTENCY_KEY_HOURS, idempotencyClaimOf, IdempotentRequests } from './http/idempotency.js';
 import type { RefusalAnswer } from './http/lifecycle.js';
+import { operationRoutes } from './http/operation-routes.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseNulInUrl, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
@@ -165,23 +166,29 @@ export function createApp({
           if (body instanceof StreamedJson) return sendStreamed(req, res, body);
           sendJson(req, res.status(200), body);
         };
-  // A HEAD operation is served by the GET at its path, without the body. Its route comes first:
-  // express would otherwise hand a HEAD to the GET's route, which sends one.
+  // A HEAD operation is served by the GET at its path, without the body. Each is found by its
+  // method and path in one lookup (http/operation-routes.ts).
   const getOperations = new Map(
     OPERATIONS.filter((operation) => operation.method === 'get').map((operation) => [operation.path, operation]),
   );
-  const headsFirst = [...OPERATIONS].sort((a, b) => Number(b.method === 'head') - Number(a.method === 'head'));
-  for (const operation of headsFirst) {
-    const served = operation.method === 'head' ? getOperations.get(operation.path) : operation;
-    if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
-    app[operation.method](
-      operation.path,
-      refuseUndeclaredQuery(operation),
-      authenticate(served, credentials, 'workspace'),
-      idempotent.for(served.idempotencyKey),
-      routeOf(served),
-    );
-  }
+  app.use(
+    operationRoutes(
+      OPERATIONS.map((operation) => {
+        const served = operation.method === 'head' ? getOperations.get(operation.path) : operation;
+        if (!served) throw new Error(`${operation.operationId}: a HEAD operation needs a GET at ${operation.path}`);
+        return {
+          method: operation.method,
+          path: operation.path,
+          handlers: [
+            refuseUndeclaredQuery(operation),
+            authenticate(served, credentials, 'workspace'),
+            idempotent.for(served.idempotencyKey),
+            routeOf(served),
+          ],
+        };
+      }),
+    ),
+  );
   // 5. Everything else, and every error, in the contract's error shape.
   app.use(notFoundHandler);
   app.use(errorHandler);
