@@ -82,6 +82,10 @@ describe('operationRoutes', () => {
       ['GET', '/a/'],
       ['GET', '/A'],
       ['GET', '/a/b'],
+      // Other spellings of the same path: percent-encoded, and with its slash doubled.
+      ['GET', '/%61'],
+      ['POST', '/%63'],
+      ['GET', '//a'],
       ['GET', '/'],
     ] as const) {
       const answer = await request(method, path);
