@@ -15,6 +15,12 @@ const served =
   (_req, res) =>
     void res.set('X-Served', name).send(name);
 
+/** Answers with `name` and the path's `id`, as the operation's router decoded it. */
+const servedWithId =
+  (name: string): RequestHandler =>
+  (req, res) =>
+    void res.set('X-Served', `${name} ${String(req.params.id)}`).send(`${name} ${String(req.params.id)}`);
+
 describe('operationRoutes', () => {
   let server: Server;
   let base: string;
@@ -33,6 +39,9 @@ describe('operationRoutes', () => {
         { method: 'head', path: '/a', handlers: [served('head a')] },
         { method: 'get', path: '/b', handlers: [served('get b')] },
         { method: 'post', path: '/c', handlers: [seen, served('post c')] },
+        { method: 'get', path: '/users/:id', handlers: [seen, servedWithId('get user')] },
+        { method: 'patch', path: '/users/:id', handlers: [servedWithId('patch user')] },
+        { method: 'get', path: '/users', handlers: [served('get users')] },
         {
           method: 'post',
           path: '/fails',
@@ -45,7 +54,8 @@ describe('operationRoutes', () => {
       ]),
     );
     app.use((_req, res) => void res.status(404).send('no operation'));
-    const answerError: ErrorRequestHandler = (error: Error, _req, res, _next) => void res.status(500).send(error.message);
+    const answerError: ErrorRequestHandler = (error: Error & { status?: number }, _req, res, _next) =>
+      void res.status(error.status ?? 500).send(error.message);
     app.use(answerError);
     server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -69,6 +79,21 @@ describe('operationRoutes', () => {
     assert.deepEqual(await request('GET', '/a?x=1'), { status: 200, served: 'get a', seen: 'yes', body: 'get a' });
   });
 
+  it('finds an operation whose last segment is a parameter, and gives the handlers the parameter decoded', async () => {
+    assert.deepEqual(await request('GET', '/users/abc'), { status: 200, served: 'get user abc', seen: 'yes', body: 'get user abc' });
+    assert.deepEqual(await request('PATCH', '/users/abc'), { status: 200, served: 'patch user abc', seen: null, body: 'patch user abc' });
+    assert.equal((await request('GET', '/users/a%20b%2Fc')).served, 'get user a b/c');
+    assert.equal((await request('HEAD', '/users/abc')).served, 'get user abc');
+    assert.equal((await request('GET', '/users')).served, 'get users');
+    // A parameter that is not percent-encoded UTF-8: express's router refuses it with a 400.
+    assert.deepEqual(await request('GET', '/users/%E0%A4%A'), {
+      status: 400,
+      served: null,
+      seen: null,
+      body: "Failed to decode param '%E0%A4%A'",
+    });
+  });
+
   it('serves a HEAD by the HEAD operation at its path, and without one by the GET there', async () => {
     assert.deepEqual(await request('HEAD', '/a'), { status: 200, served: 'head a', seen: null, body: '' });
     assert.deepEqual(await request('HEAD', '/b'), { status: 200, served: 'get b', seen: null, body: '' });
@@ -87,6 +112,13 @@ describe('operationRoutes', () => {
       ['POST', '/%63'],
       ['GET', '//a'],
       ['GET', '/'],
+      // A parameter's path: another method, an empty or a further segment, another case, a doubled slash.
+      ['POST', '/users/abc'],
+      ['GET', '/users/'],
+      ['GET', '/users/abc/'],
+      ['GET', '/users/abc/def'],
+      ['GET', '/Users/abc'],
+      ['GET', '/users//abc'],
     ] as const) {
       const answer = await request(method, path);
       assert.equal(answer.status, 404, `${method} ${path}`);
@@ -106,9 +138,36 @@ describe('operationRoutes', () => {
     assert.deepEqual(routes.served, ['head /a', 'post /c']);
   });
 
-  it('takes fixed paths only, one operation each', () => {
-    assert.throws(() => operationRoutes([{ method: 'get', path: '/users/:id', handlers: [] }]), /must be a fixed one/);
-    assert.throws(() => operationRoutes([{ method: 'get', path: '/users/{id}', handlers: [] }]), /must be a fixed one/);
+  it('takes fixed paths, or with a parameter as their last segment, one operation each', () => {
+    for (const path of ['/users/:id/groups', '/users/{id}', '/users/*rest', '/users/:id?', '//users', '']) {
+      assert.throws(
+        () => operationRoutes([{ method: 'get', path, handlers: [served('x')] }]),
+        /a parameter as its last segment at most/,
+        path,
+      );
+    }
+    assert.throws(
+      () =>
+        operationRoutes([
+          { method: 'get', path: '/users/:id', handlers: [served('x')] },
+          { method: 'get', path: '/users/me', handlers: [served('x')] },
+        ]),
+      /GET \/users\/me: a parameter's path takes it too/,
+    );
+    assert.doesNotThrow(() =>
+      operationRoutes([
+        { method: 'get', path: '/users/:id', handlers: [served('x')] },
+        { method: 'post', path: '/users/me', handlers: [served('x')] },
+      ]),
+    );
+    assert.throws(
+      () =>
+        operationRoutes([
+          { method: 'get', path: '/users/:id', handlers: [served('x')] },
+          { method: 'get', path: '/users/:name', handlers: [served('x')] },
+        ]),
+      /GET \/users\/:name: two operations/,
+    );
     assert.throws(
       () =>
         operationRoutes([

@@ -9,6 +9,7 @@ import { authenticate, type CredentialCheck } from '../http/authenticate.js';
 import { idempotencyClaimOf, type IdempotentRequests } from '../http/idempotency.js';
 import { entityTag, writeConditions } from '../http/entity-tags.js';
 import { undeclaredQuery } from '../http/query-guard.js';
+import { operationRoutes } from '../http/operation-routes.js';
 import { sendJson } from '../http/send-json.js';
 import type { ApiKeyRecord } from '../directory/index.js';
 import type { Store } from '../store/repositories.js';
@@ -90,15 +91,21 @@ export function mountScim(app: Express, { handlers, credentials, idempotent, val
   // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract reads them.
   app.use(SCIM_BASE_PATH, canonicalAttributeNames);
   app.use(validation);
-  for (const operation of SCIM_OPERATIONS) {
-    app[operation.method](
-      operation.route,
-      refuseUndeclaredScimQuery(operation.queryParameters),
-      authenticate({ permission: operation.permission }, credentials, 'scim'),
-      idempotent.for(operation.idempotencyKey),
-      route(handlers[operation.operationId]),
-    );
-  }
+  // Each operation found by its method and path in one lookup (http/operation-routes.ts).
+  app.use(
+    operationRoutes(
+      SCIM_OPERATIONS.map((operation) => ({
+        method: operation.method,
+        path: operation.route,
+        handlers: [
+          refuseUndeclaredScimQuery(operation.queryParameters),
+          authenticate({ permission: operation.permission }, credentials, 'scim'),
+          idempotent.for(operation.idempotencyKey),
+          route(handlers[operation.operationId]),
+        ],
+      })),
+    ),
+  );
   app.use(SCIM_BASE_PATH, scimNotFound);
   app.use(SCIM_BASE_PATH, scimErrorHandler);
 }
