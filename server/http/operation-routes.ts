@@ -49,8 +49,9 @@ export function operationRoutes(routes: readonly OperationRoute[]): OperationRou
   }
   for (const key of byMethodAndPath.keys()) {
     // A fixed path that a parameter's path would match too: express would take whichever came first.
-    const [method, path = ''] = key.split(' ');
-    if (!key.endsWith('/:') && byMethodAndPath.has(parameterKey(method ?? '', path.slice(0, path.lastIndexOf('/'))))) {
+    const space = key.indexOf(' ');
+    const path = key.slice(space + 1);
+    if (!key.endsWith('/:') && byMethodAndPath.has(parameterKey(key.slice(0, space), path.slice(0, path.lastIndexOf('/'))))) {
       throw new Error(`${key}: a parameter's path takes it too`);
     }
   }
