@@ -5,7 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
@@ -139,6 +140,15 @@ export async function startServer(
       await once(child, 'exit');
     },
   };
+}
+
+/**
+ * Copies a database that no process has open, with its write-ahead log if one is left: servers
+ * compared side by side each get a copy of their own, so that none works off the log, the
+ * checkpoints or the rows the other left behind.
+ */
+export async function copyDatabase(from: string, to: string): Promise<void> {
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(from + suffix)) await copyFile(from + suffix, to + suffix);
 }
 
 /** Ready for traffic: /readyz, since /healthz answers 200 while the database still migrates. */

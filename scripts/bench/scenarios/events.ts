@@ -9,12 +9,11 @@
  * (q) a backlog of DRAIN_EVENTS events owed to one webhook, drained from the service's start
  *     (target ≥ 1,000 deliveries/s).
  */
-import { copyFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedAuditEvents } from '../seed.js';
 import {
   compare,
+  copyDatabase,
   DURATION_S,
   Latencies,
   measured,
@@ -41,11 +40,6 @@ interface ReceiverStats {
   p99_ms: number;
   first_at: number;
   last_at: number;
-}
-
-/** Copies a database that no process has open, with its write-ahead log if one is left. */
-async function copyDatabase(from: string, to: string): Promise<void> {
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(from + suffix)) await copyFile(from + suffix, to + suffix);
 }
 
 /** Polls until `done` holds of the receiver's figures, or `withinMs` passed; returns the last figures. */
