@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type autocannon from 'autocannon';
-import { comparableRate, Latencies, type Measured } from './kit.js';
+import { comparableRate, Latencies, type Measured, untilQuiet } from './kit.js';
 
 /** A load that answers, on each of `connections`, the latencies given in turn, through autocannon's `response` event. */
 function answered(connections: number[][]): Latencies {
@@ -88,5 +88,41 @@ describe('the bench’s figures of a load', () => {
     const rate = comparableRate(rounds);
     assert.deepEqual([rate(rounds[0]![0]!, 0), rate(rounds[1]![0]!, 0)], [1000, 500]);
     assert.deepEqual([rate(rounds[0]![1]!, 1), rate(rounds[1]![1]!, 1)], [1800, 700]);
+  });
+});
+
+describe('the wait between contenders', () => {
+  /** A clock that moves only when paused, and the CPU readings given in turn (the last one kept). */
+  function readings(sequence: number[][]) {
+    let time = 0;
+    let read = 0;
+    const clock = { now: () => time, pause: async (ms: number) => void (time += ms) };
+    const cpuOf = () => sequence[Math.min(read++, sequence.length - 1)]!;
+    return { clock, cpuOf, reads: () => read, elapsed: () => time };
+  }
+  const settings = { pollMs: 25, quietPolls: 3, withinMs: 1000 };
+
+  it('ends once every server’s CPU time stood still over three reads in a row', async () => {
+    const { clock, cpuOf, reads, elapsed } = readings([
+      [0, 0],
+      [10, 0],
+      [20, 0],
+      [20, 0],
+      [20, 10],
+      [20, 10],
+      [20, 10],
+      [20, 10],
+    ]);
+    await untilQuiet(cpuOf, settings, clock);
+    // Still at 20 twice, then the second server moved: counted again from there.
+    assert.equal(reads(), 8);
+    assert.equal(elapsed(), 175);
+  });
+
+  it('ends after its time at the latest, on a server that never stops', async () => {
+    let cpu = 0;
+    const { clock } = readings([]);
+    await untilQuiet(() => [(cpu += 10)], settings, clock);
+    assert.equal(clock.now(), 1000);
   });
 });

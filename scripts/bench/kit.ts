@@ -327,6 +327,8 @@ async function loadAcross(
     answered > 0 && servers.every((server) => server !== undefined)
       ? Math.round((sum(servers.map((server, index) => cpuMs(server) - cpuBefore[index]!)) * 1000) / answered)
       : undefined;
+  const started = servers.filter((server) => server !== undefined);
+  if (started.length > 0) await untilQuiet(() => started.map(cpuMs));
   return {
     name,
     rps: Math.round(steadyRps ?? overallRps),
@@ -338,6 +340,37 @@ async function loadAcross(
     errors: sum(results.map((result) => result.errors + result.timeouts + result.non2xx)),
     cpuUsPerRequest: cpuUs,
   };
+}
+
+/** How a contender's servers are found quiet after its load: their CPU time read every POLL_MS, unchanged over QUIET_POLLS reads. */
+const QUIET = { pollMs: 25, quietPolls: 3, withinMs: 15_000 };
+
+/**
+ * Resolves once the CPU time `cpuOf` reads (each server's, in ms) has not moved over
+ * `quietPolls` reads in a row, `pollMs` apart, or after `withinMs` whatever it does. A load
+ * ends with its connections' last requests still in its servers, which go on answering
+ * them: on PostgreSQL each write waits for the event sequencer, held by one instance at a time
+ * for the cluster (audit-repository.ts), so the next contender's round would begin behind
+ * the queue the last one left; a service with a webhook goes on delivering what it deferred.
+ * The clock and the pause are parameters for the tests.
+ */
+export async function untilQuiet(
+  cpuOf: () => readonly number[],
+  { pollMs, quietPolls, withinMs }: typeof QUIET = QUIET,
+  clock: { now: () => number; pause: (ms: number) => Promise<void> } = {
+    now: () => performance.now(),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  },
+): Promise<void> {
+  const deadline = clock.now() + withinMs;
+  let last = cpuOf();
+  let unchanged = 0;
+  while (unchanged < quietPolls && clock.now() < deadline) {
+    await clock.pause(pollMs);
+    const current = cpuOf();
+    unchanged = current.every((ms, index) => ms === last[index]) ? unchanged + 1 : 0;
+    last = current;
+  }
 }
 
 /** A contender's ratio to the first of its comparison (of req/s, or of p99): the median of the per-round ratios, and their range. */
