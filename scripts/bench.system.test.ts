@@ -69,7 +69,7 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
     // Latencies on open connections, each connection's first answer apart (kit.ts, Latencies).
     assert.match(
       run.stdout,
-      /update_user's p99 against the baseline's, on open connections: \d+\.\d\d× .*the last of 50 new connections answered first after \d+ ms/,
+      /update_user's p99 against the baseline's, on open connections: \d+\.\d\d× .*the last of \d+ new connections answered first after \d+ ms/,
     );
     for (const scenario of figures.scenarios)
       assert.ok(scenario.firstAnswers >= 0 && scenario.p99 >= scenario.p50, JSON.stringify(scenario));

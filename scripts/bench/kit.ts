@@ -19,7 +19,8 @@ export const LARGE_USERS = Number(process.env.BENCH_LARGE_USERS) || 100_000;
 /** `--quick`: 2 s per scenario, comparisons of 5 rounds of 2 s. */
 export const quick = process.argv.includes('--quick');
 export const DURATION_S = Number(process.env.BENCH_DURATION_S) || (quick ? 2 : 10);
-export const CONNECTIONS = 50;
+/** Connections of each load under test: BENCH_CONNECTIONS (the bench's smoke test takes fewer), 50 by default. */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS) || 50;
 export const MEMORY_DURATION_S = Number(process.env.BENCH_MEMORY_DURATION_S) || (quick ? 4 : 60);
 /** Audit events scenario (k) pages through. */
 export const AUDIT_EVENTS = Number(process.env.BENCH_AUDIT_EVENTS) || (quick ? 100_000 : 1_000_000);
@@ -342,7 +343,7 @@ async function loadAcross(
   };
 }
 
-/** How a contender's servers are found quiet after its load: their CPU time read every POLL_MS, unchanged over QUIET_POLLS reads. */
+/** When a contender's servers are at rest after its load: their CPU time unchanged over three reads 25 ms apart, or 15 s at most. */
 const QUIET = { pollMs: 25, quietPolls: 3, withinMs: 15_000 };
 
 /**
