@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../timeouts.js';
 import { openStore } from '../open-store.js';
-import { AUTOMATIC_CHECKPOINT_PAGES, LARGE_COMMIT_ROWS, LargeCommits, MOST_LOG_PAGES } from './large-commits.js';
-import { openSqliteConnection } from './open-connection.js';
+import { LARGE_COMMIT_ROWS, LargeCommits, MOST_LOG_PAGES } from './large-commits.js';
+import { AUTOMATIC_CHECKPOINT_PAGES, openSqliteConnection } from './open-connection.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 
 async function until(condition: () => boolean, what: string, withinMs = 10_000): Promise<void> {
@@ -46,7 +46,7 @@ describe('SQLite: a large commit copied into the database file off the event loo
   });
   after(() => rm(directory, { recursive: true, force: true }));
 
-  it('leaves a commit under the threshold to SQLite, which copies it in the commit once the log passes 1,000 pages', async () => {
+  it('leaves a commit under the threshold to SQLite, which copies it in the commit once the log passes AUTOMATIC_CHECKPOINT_PAGES', async () => {
     const path = join(directory, 'small.db');
     const writer = openSqliteConnection(path);
     const commits = new LargeCommits(path, writer, DEFAULT_DATABASE_TIMEOUTS.lockMs);

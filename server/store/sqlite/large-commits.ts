@@ -2,7 +2,7 @@
  * A large commit's pages are copied into the database file off the event loop.
  *
  * In WAL mode SQLite appends each commit to the write-ahead log and, inside the
- * commit that brings the log past 1,000 pages, copies the log into the database
+ * commit that brings the log past AUTOMATIC_CHECKPOINT_PAGES, copies the log into the database
  * file and syncs it (a checkpoint). better-sqlite3 runs that commit on the
  * event loop's thread, so the deletion of a 10,000-member group held every
  * request for its 4,500 pages' copy as well: 45-60 ms of its 130 ms commit
@@ -26,9 +26,8 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CheckpointResult, CheckpointThreadRequest, CheckpointThreadSettings } from './checkpoint-thread.js';
+import { AUTOMATIC_CHECKPOINT_PAGES } from './open-connection.js';
 
-/** SQLite's own threshold (SQLITE_DEFAULT_WAL_AUTOCHECKPOINT), in pages of the log. */
-export const AUTOMATIC_CHECKPOINT_PAGES = 1_000;
 /**
  * Rows a transaction changes, at least, for its commit to leave the copy to the thread: a change
  * of about 250 members or more (each a membership, the user's version, an event and its links).
@@ -39,9 +38,10 @@ export const LARGE_COMMIT_ROWS = 1_000;
  * log afresh only at a transaction that begins once all of it is copied, and large commits one
  * after another (an identity provider adding members, PATCH after PATCH) each begin while the
  * thread still copies the one before: past this, the next transaction begins once the thread has
- * copied, and the writer the few pages committed since, so that it starts the log afresh.
+ * copied, and the writer the few pages committed since, so that it starts the log afresh. Twice
+ * the automatic threshold: 32 MB of log with 4 KB pages.
  */
-export const MOST_LOG_PAGES = 8 * AUTOMATIC_CHECKPOINT_PAGES;
+export const MOST_LOG_PAGES = 8_000;
 
 /** The thread's file: beside this one, compiled or not (`.js` under dist, `.ts` under tsx). */
 const THREAD_FILE = new URL(`./checkpoint-thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url);

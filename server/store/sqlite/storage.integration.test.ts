@@ -65,7 +65,7 @@ describe('SQLite storage', () => {
     await store.close();
   });
 
-  it('sets WAL, synchronous=FULL, foreign keys and a busy timeout on every connection it opens', () => {
+  it('sets WAL, synchronous=FULL, foreign keys, a busy timeout and the log copied every 4,000 pages on every connection it opens', () => {
     const path = join(directory, 'pragmas.db');
     for (let i = 0; i < 3; i++) {
       const connection = openSqliteConnection(path);
@@ -73,6 +73,7 @@ describe('SQLite storage', () => {
       assert.equal(connection.pragma('synchronous', { simple: true }), 2, 'FULL is 2');
       assert.equal(connection.pragma('foreign_keys', { simple: true }), 1);
       assert.equal(connection.pragma('busy_timeout', { simple: true }), DEFAULT_DATABASE_TIMEOUTS.lockMs);
+      assert.equal(connection.pragma('wal_autocheckpoint', { simple: true }), 4_000);
       connection.close();
     }
   });
