@@ -85,7 +85,7 @@ export class ServiceMetrics {
     });
     this.#groupCommits = new Histogram({
       name: 'workspace_group_commit_writes',
-      help: 'Updates committed together in one transaction (SQLite group commit).',
+      help: 'Writes (user updates and creations) committed together in one transaction (SQLite group commit).',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128],
       registers,
     });

@@ -23,7 +23,7 @@ export interface DatabaseTraits {
    */
   serialize(trx: Transaction<Database>, name: string): Promise<void>;
   /**
-   * Given a database handle, the group commit that user updates go through, or
+   * Given a database handle, the group commit that user updates and creations go through, or
    * undefined where each update commits on its own (each traits file says why).
    */
   commitGroup(db: Kysely<Database>, onCommit?: (writes: number) => void): GroupCommit | undefined;

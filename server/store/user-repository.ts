@@ -128,7 +128,7 @@ function containing(text: string) {
 }
 
 export class KyselyUserRepository implements UserRepository {
-  /** Present where updates commit in groups (SQLite). */
+  /** Present where updates and new users commit in groups (SQLite). */
   readonly #commitGroup: GroupCommit | undefined;
   readonly #membershipsOfOneQuery: (userId: string) => CompiledQuery<MembershipRow>;
   readonly #userByQuery: Record<'user_id' | 'username', (value: string) => CompiledQuery<WholeRow>>;
@@ -241,45 +241,49 @@ export class KyselyUserRepository implements UserRepository {
   }
 
   async create(user: NewUserRecord, by: ChangeAuthor): Promise<StoredUser> {
+    // The user, its membership of the system group and its event, on one transaction: the
+    // group's, as for an update (an identity provider's first sync creates thousands at once,
+    // each of its own a commit and an fsync), or one of its own.
+    const create = async (trx: Db) => {
+      await trx
+        .insertInto('users')
+        .values({
+          ...user,
+          locked: this.traits.bool(user.locked),
+          disabled: this.traits.bool(user.disabled),
+          password_set_date: user.password_hash ? user.created : null,
+          last_session: null,
+          sessions_valid_from: null,
+          modified: user.created,
+          external_id: user.external_id ?? null,
+          external_id_key: user.external_id ?? null,
+          emails: JSON.stringify(user.emails ?? []),
+        })
+        .execute();
+      // The system group lists every user: its representation changes with each one.
+      await trx.updateTable('groups').set(nextVersion(user.created)).where('name', '=', ALL_USERS_GROUP).execute();
+      await trx
+        .insertInto('user_groups')
+        .columns(['user_id', 'group_id'])
+        .expression((eb) =>
+          eb
+            .selectFrom('groups')
+            .select([eb.val(user.user_id).as('user_id'), 'group_id'])
+            .where('name', '=', ALL_USERS_GROUP),
+        )
+        .execute();
+      if (user.password_hash) await this.#rememberPassword(trx, user.user_id, user.password_hash, user.created);
+      const created = present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
+      await this.audit.record(trx, by, {
+        operation: 'createUser',
+        targetUserId: user.user_id,
+        changedFields: fieldsSetOn(user),
+        resourceVersion: created.version,
+      });
+      return created;
+    };
     return uniqueName(this.traits, 'username', () =>
-      this.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('users')
-          .values({
-            ...user,
-            locked: this.traits.bool(user.locked),
-            disabled: this.traits.bool(user.disabled),
-            password_set_date: user.password_hash ? user.created : null,
-            last_session: null,
-            sessions_valid_from: null,
-            modified: user.created,
-            external_id: user.external_id ?? null,
-            external_id_key: user.external_id ?? null,
-            emails: JSON.stringify(user.emails ?? []),
-          })
-          .execute();
-        // The system group lists every user: its representation changes with each one.
-        await trx.updateTable('groups').set(nextVersion(user.created)).where('name', '=', ALL_USERS_GROUP).execute();
-        await trx
-          .insertInto('user_groups')
-          .columns(['user_id', 'group_id'])
-          .expression((eb) =>
-            eb
-              .selectFrom('groups')
-              .select([eb.val(user.user_id).as('user_id'), 'group_id'])
-              .where('name', '=', ALL_USERS_GROUP),
-          )
-          .execute();
-        if (user.password_hash) await this.#rememberPassword(trx, user.user_id, user.password_hash, user.created);
-        const created = present(await this.#find(trx, 'user_id', user.user_id), 'the user just created');
-        await this.audit.record(trx, by, {
-          operation: 'createUser',
-          targetUserId: user.user_id,
-          changedFields: fieldsSetOn(user),
-          resourceVersion: created.version,
-        });
-        return created;
-      }),
+      this.#commitGroup ? this.#commitGroup.run(create) : this.db.transaction().execute(create),
     );
   }
 

@@ -59,6 +59,31 @@ describe('group commit on SQLite', () => {
     assert.ok(groups.length < 50, `${groups.length} transactions for 50 updates`);
   });
 
+  it('creates users that arrive together in fewer transactions, refusing a taken username alone', async () => {
+    groups.length = 0;
+    const created = Array.from({ length: 20 }, (_, index) =>
+      newUserRecord({ user_id: `c${index.toString(16).padStart(31, '0')}`, username: `created${index}@example.com` }),
+    );
+    const outcomes = await Promise.allSettled([
+      ...created.map((user) => store.users.create(user, TEST_SETUP)),
+      store.users.create(newUserRecord({ username: 'created3@example.com' }), TEST_SETUP),
+    ]);
+    const taken = outcomes.pop();
+    assert.ok(taken?.status === 'rejected' && taken.reason instanceof NameTakenError);
+    for (const [index, outcome] of outcomes.entries()) {
+      assert.equal(outcome.status === 'fulfilled' && outcome.value.record.username, `created${index}@example.com`);
+    }
+    for (const user of created) assert.equal((await store.users.findById(user.user_id))?.record.username, user.username);
+    assert.equal(
+      groups.reduce((sum, writes) => sum + writes, 0),
+      21,
+    );
+    assert.ok(groups.length < 21, `${groups.length} transactions for 21 creations`);
+    const events = (await inspection.rows('audit_events')).filter((row) => row.operation === 'createUser');
+    const ids = new Set(created.map((user) => user.user_id));
+    assert.equal(events.filter((row) => ids.has(String(row.target_user_id))).length, 20, 'one event for each user created');
+  });
+
   it('refuses a taken username without undoing the other updates of its group', async () => {
     const [first, second, third] = users as [User, User, User];
     const updateCount = async (user: User) =>
@@ -75,7 +100,9 @@ describe('group commit on SQLite', () => {
     assert.equal(await organizationOf(first), 'kept-1');
     assert.equal((await store.users.findById(second.user_id))?.record.username, second.username);
     assert.equal(await organizationOf(third), 'kept-3');
-    const renames = (await inspection.rows('audit_events')).filter((row) => row.changed_fields === 'username');
+    const renames = (await inspection.rows('audit_events')).filter(
+      (row) => row.operation === 'updateUser' && row.changed_fields === 'username',
+    );
     assert.deepEqual(renames, [], 'the refused rename has no event');
     const kept = async (user: User) =>
       (await inspection.rows('audit_events')).filter((row) => row.target_user_id === user.user_id && row.operation === 'updateUser').length;

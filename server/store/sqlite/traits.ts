@@ -14,7 +14,7 @@ export const sqliteTraits: DatabaseTraits = {
   isUniqueViolation,
   // One connection, and SQLite lets one writer in at a time.
   serialize: async () => {},
-  // Every commit waits for an fsync, and the one connection waits with it: updates that arrive
+  // Every commit waits for an fsync, and the one connection waits with it: updates and new users that arrive
   // together commit together. A write refused (a username already taken, an Idempotency-Key
   // another request holds) is undone on its own savepoint, so the other writes of its group stand.
   commitGroup: (db, onCommit) =>
