@@ -4,7 +4,6 @@
  * process's own; tests hand it theirs, and run the CLI in their process.
  */
 import { createInterface } from 'node:readline/promises';
-import password from '@inquirer/password';
 import type { Screen } from '../lib/terminal-output.js';
 
 export interface Prompter {
@@ -44,7 +43,12 @@ const terminalPrompter: Prompter = {
       prompt.close();
     }
   },
-  secret: (question) => password({ message: question, mask: '*' }, { output: process.stderr }),
+  async secret(question) {
+    // Loaded when a secret is asked for, not at every start: it is the heaviest of the CLI's
+    // packages to load (about 50 ms, a quarter of `--version`; BENCHMARKS.md), and most calls never ask.
+    const { default: password } = await import('@inquirer/password');
+    return password({ message: question, mask: '*' }, { output: process.stderr });
+  },
   async confirm(question) {
     return /^y(es)?$/i.test(await terminalPrompter.text(`${question} [y/N]`));
   },

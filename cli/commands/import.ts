@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { printTable } from '../../lib/terminal-output.js';
 import { CliError } from '../errors.js';
-import { importUsers } from '../import-users.js';
 import type { CommandContext } from '../command-context.js';
 
 export function addImportCommand(program: Command, { io, client, json }: CommandContext): void {
@@ -12,6 +11,9 @@ export function addImportCommand(program: Command, { io, client, json }: Command
     .argument('<file.csv>', 'the CSV file, with a header row')
     .option('--json', 'print JSON: the summary { rows, created, alreadyCreated, failed }')
     .action(async (file: string, options: { json?: boolean }) => {
+      // Loaded when a file is imported, not at every start: the CSV parser, the digests and the
+      // progress bar took about a tenth of every other command's start (BENCHMARKS.md).
+      const { importUsers } = await import('../import-users.js');
       const summary = await importUsers(client(), file, { progress: io.stderr.isTTY && !options.json ? io.stderr : undefined });
       if (options.json) json(summary);
       else {
