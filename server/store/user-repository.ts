@@ -10,6 +10,7 @@ import {
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
+  type Transaction,
   sql,
 } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
@@ -199,6 +200,11 @@ export class KyselyUserRepository implements UserRepository {
     return { users: await this.#withGroups(this.db, more ? rows.slice(0, pageSize) : rows), total: Number(total), more };
   }
 
+  /** Runs a write on the next commit group's transaction where writes commit in groups (SQLite), else on one of its own. */
+  #write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.#commitGroup ? this.#commitGroup.run(work) : this.db.transaction().execute(work);
+  }
+
   async search({ filter, sortBy, sortDirection, offset, limit }: UserSearch): Promise<UserSearchResult> {
     const key = uniqueKeyOf(filter, USER_FILTER);
     if (key && (key.column === 'user_id' || key.column === 'username')) {
@@ -282,9 +288,7 @@ export class KyselyUserRepository implements UserRepository {
       });
       return created;
     };
-    return uniqueName(this.traits, 'username', () =>
-      this.#commitGroup ? this.#commitGroup.run(create) : this.db.transaction().execute(create),
-    );
+    return uniqueName(this.traits, 'username', () => this.#write(create));
   }
 
   async update(userId: string, changes: UserChanges, by: ChangeAuthor, expected?: ExpectedVersions): Promise<StoredUser | undefined> {
@@ -333,9 +337,7 @@ export class KyselyUserRepository implements UserRepository {
       });
       return updated;
     };
-    const written = await uniqueName(this.traits, 'username', () =>
-      this.#commitGroup ? this.#commitGroup.run(update) : this.db.transaction().execute(update),
-    );
+    const written = await uniqueName(this.traits, 'username', () => this.#write(update));
     return written === 'missed' ? missedBecause(this.db, userId) : written;
   }
 
