@@ -11,8 +11,8 @@ export function addImportCommand(program: Command, { io, client, json }: Command
     .argument('<file.csv>', 'the CSV file, with a header row')
     .option('--json', 'print JSON: the summary { rows, created, alreadyCreated, failed }')
     .action(async (file: string, options: { json?: boolean }) => {
-      // Loaded when a file is imported, not at every start: the CSV parser, the digests and the
-      // progress bar took about a tenth of every other command's start (BENCHMARKS.md).
+      // Loaded when a file is imported, not at every start: no other command needs the CSV
+      // parser, the digests or the progress bar (the CLI's start, BENCHMARKS.md).
       const { importUsers } = await import('../import-users.js');
       const summary = await importUsers(client(), file, { progress: io.stderr.isTTY && !options.json ? io.stderr : undefined });
       if (options.json) json(summary);
