@@ -7,11 +7,16 @@
 // build was made before pruning and nothing compiles: it only checks that the
 // build is there, and says how to make it when it is not.
 // Plain JavaScript, since a production install has no TypeScript runner.
+//
+// Given a compiled entry (`node scripts/build-in-development.mjs cli/dist/cli/main.js …`, as
+// `npm run cli` runs it), it then runs that entry in this same process with the arguments after
+// it: a person waits for the CLI's start at every command, and a second Node's start was about a
+// sixth of `npm run cli -- --version` (BENCHMARKS.md, docs/decisions.md #68).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { whyBuild } from './build-freshness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,17 +43,26 @@ if (!existsSync(join(root, 'node_modules'))) {
   process.exit(1);
 }
 
-if (hasTypeScript()) {
-  if (whyBuild(root, BUILT) === undefined) process.exit(0);
-  const npm = process.env.npm_execpath;
-  const build = npm
-    ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
-    : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  process.exit(build.status ?? 1);
-}
+// The entry to run once the build is there; the arguments after it are its own, where it reads them
+// (process.argv from the third on).
+const [entry] = process.argv.splice(2, 1);
 
-const missing = BUILT.filter((file) => !existsSync(join(root, file)));
-if (missing.length > 0) {
+if (hasTypeScript()) {
+  if (whyBuild(root, BUILT) !== undefined) {
+    const npm = process.env.npm_execpath;
+    const build = npm
+      ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
+      : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+  }
+} else {
+  leaveUnlessBuilt();
+}
+if (entry !== undefined) await import(pathToFileURL(join(root, entry)).href);
+
+function leaveUnlessBuilt() {
+  const missing = BUILT.filter((file) => !existsSync(join(root, file)));
+  if (missing.length === 0) return;
   process.stderr.write(
     `workspace-user-api is not built (${missing.join(', ')} missing), and this install has no TypeScript to build it.\n` +
       'Build before pruning the development dependencies:\n\n' +
