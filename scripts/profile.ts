@@ -14,6 +14,7 @@
  *   npm run build && npm run profile -- --out update-user.cpuprofile --flame-graph update-user.svg
  *   npm run profile -- --request scim-patch
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,17 @@ import { updateBody } from './bench/scenarios/writes.js';
 import { type SeededDatabase, seedUsers } from './bench/seed.js';
 import { flameGraph } from './profile/flame-graph.js';
 import { type CpuProfile, summarise } from './profile/summary.js';
+
+/**
+ * The CPU time a process's main thread has used so far, user and system, in ms (proc(5):
+ * /proc/<pid>/task/<pid>/stat, fields 14 and 15, in clock ticks of 10 ms).
+ */
+function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count from the parenthesis that ends it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** The requests `--request` names, and what the summary calls each. */
 const PROFILED: Record<string, { title: string; requests: (seeded: SeededDatabase) => autocannon.Options['requests'] }> = {
@@ -62,8 +74,11 @@ async function main(): Promise<void> {
     await autocannon({ url: service.url, connections: 50, duration: 1, requests });
     const inspector = await Inspector.connect(inspectorPort);
     await inspector.call('Profiler.enable');
+    const pid = service.child.pid!;
     await inspector.call('Profiler.start');
+    const cpuBefore = mainThreadCpuMs(pid);
     const result = await autocannon({ url: service.url, connections: 50, duration: seconds, requests });
+    const onCore = mainThreadCpuMs(pid) - cpuBefore;
     const { profile } = (await inspector.call('Profiler.stop')) as { profile: CpuProfile };
     inspector.close();
     await service.stop();
@@ -72,6 +87,10 @@ async function main(): Promise<void> {
       [
         `${profiled.title} at 50 connections for ${seconds} s: ${Math.round(answered / result.duration)} req/s, p99 ${result.latency.p99} ms, ${result.non2xx + result.errors} errors`,
         ...summarise(profile, answered),
+        '',
+        `The main thread ran on a core ${onCore} ms of the busy time above (${Math.round((onCore * 1000) / answered)} µs a request; /proc).`,
+        'The profile samples wall time: the rest (a commit waiting for the disk, the thread waiting for a core)',
+        'is charged to the code that waited, SQLite above all.',
       ].join('\n') + '\n',
     );
     if (flameGraphFile) {

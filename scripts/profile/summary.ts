@@ -27,9 +27,11 @@ export interface CpuProfile {
  */
 export const LAYERS: [name: string, test: (url: string) => boolean][] = [
   // better-sqlite3 runs each statement and commit synchronously, inside Kysely's SQLite driver's executeQuery:
-  // that function's self time is SQLite's work.
+  // that function's self time is SQLite's work, better-sqlite3's (the values bound, each row built as
+  // an object) and their waits: V8 samples the thread's wall time, so a commit's wait for the disk's
+  // fsync is in it, as is any wait for a core (scripts/profile.ts prints the time on a core beside it).
   [
-    'SQLite (better-sqlite3: statements, commits)',
+    'SQLite (better-sqlite3: statements, commits, their waits)',
     (url) => url.includes('better-sqlite3') || url.includes('/dialect/sqlite/sqlite-driver.'),
   ],
   ['Kysely (building and running queries)', (url) => url.includes('/kysely/')],
