@@ -25,6 +25,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { DEFAULT_IDEMPOTENCY_KEY_HOURS, idempotencyClaimOf, IdempotentRequests } from './http/idempotency.js';
 import type { RefusalAnswer } from './http/lifecycle.js';
 import { operationRoutes } from './http/operation-routes.js';
+import { answerLongListsInParts } from './http/json-in-parts.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseNulInUrl, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
 import { requestLogger, requestLogging } from './http/request-logging.js';
@@ -108,6 +109,8 @@ export function createApp({
   app.set('strict routing', true);
   // An ETag here always names a record's version (http/entity-tags.ts), never a digest of the body.
   app.set('etag', false);
+  // A page of change events or of SCIM's users: serialized in parts, below V8's slow large strings (http/json-in-parts.ts).
+  answerLongListsInParts(app);
 
   app.use(requestLogging(logger));
   if (metrics) app.use(metrics.middleware);
