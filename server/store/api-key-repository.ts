@@ -1,7 +1,7 @@
 /** API keys on Kysely, for SQLite and PostgreSQL alike. Permissions are stored comma-separated. */
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
-import type { DatabaseTraits } from './database-traits.js';
+import type { DatabaseTraits, ImmediateReads } from './database-traits.js';
 import { queryTemplate } from './query-template.js';
 import type { ApiKeyRecord, ChangeAuthor } from './records.js';
 import type { ApiKeyChanges, ApiKeyRepository } from './repositories.js';
@@ -15,6 +15,8 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     private readonly db: Kysely<Database>,
     private readonly traits: DatabaseTraits,
     private readonly audit: AuditTrail,
+    /** Where the database has them (SQLite), the key's read on every request skips Kysely's promises. */
+    private readonly immediate?: ImmediateReads,
   ) {
     this.#findQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
   }
@@ -38,7 +40,8 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   }
 
   async find(apiKey: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = (await this.db.executeQuery(this.#findQuery(apiKey))).rows;
+    const query = this.#findQuery(apiKey);
+    const [row] = this.immediate?.rows(query) ?? (await this.db.executeQuery(query)).rows;
     return row && fromRow(row);
   }
 

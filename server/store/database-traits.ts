@@ -3,7 +3,7 @@
  * share (Kysely). What differs between the two is here, and each database
  * gives its own: sqlite/traits.ts, postgres/traits.ts.
  */
-import type { Expression, Kysely, RawBuilder, Transaction } from 'kysely';
+import type { CompiledQuery, Expression, Kysely, RawBuilder, Transaction } from 'kysely';
 import { ExternalIdTakenError, NameTakenError } from './records.js';
 import type { Database } from './schema.js';
 
@@ -33,13 +33,26 @@ export interface DatabaseTraits {
   fromJson(value: unknown): unknown;
 }
 
+/**
+ * Reads that run at once on the connection, outside Kysely, where the database
+ * has them (SQLite: sqlite/connection.ts). Kysely's way to a connection (its
+ * executor, the connection's lock, the fault translation) costs a query several
+ * µs of promises; it was a third of the read of the caller's API key, on every
+ * request (BENCHMARKS.md). Taken only while no transaction is open, so that a
+ * read is a transaction of its own, as through Kysely, and sees no transaction's
+ * uncommitted writes; its faults are translated as every query's are.
+ */
+export interface ImmediateReads {
+  /** The rows of `query` (a select), read now; undefined while a transaction holds the connection, or before it opens, for the caller to take Kysely's way, which waits its turn. */
+  rows<R>(query: CompiledQuery<R>): R[] | undefined;
+}
+
 /** Writes that commit together in one transaction (sqlite/commit-group.ts). */
 export interface GroupCommit {
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
 }
 
-/** Runs a write, turning a unique-constraint violation into NameTakenError for `field`. */
 /**
  * Runs a write, turning a unique-constraint violation into NameTakenError for `field`, or,
  * where the violation is of an external id's key (migration 0013), ExternalIdTakenError.

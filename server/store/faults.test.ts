@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { StoreCondition } from './faults.js';
+import { readTranslated, StoreCondition, StoreUnavailableError } from './faults.js';
 import { postgresFault } from './postgres/faults.js';
 import { SqliteError } from 'better-sqlite3';
 import { sqliteFault } from './sqlite/faults.js';
@@ -32,6 +32,39 @@ describe('database faults', () => {
     assert.equal(sqliteFault(new SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE')), 'unreachable');
     assert.equal(sqliteFault(new SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_UNIQUE')), undefined);
     assert.equal(sqliteFault(new Error('SQLITE_FULL')), undefined);
+  });
+
+  it('a read run outside Kysely: its faults become StoreUnavailableError, observed; other errors pass as they were', () => {
+    const condition = new StoreCondition(() => 0);
+    const full = new SqliteError('database or disk is full', 'SQLITE_FULL');
+    assert.throws(
+      () =>
+        readTranslated(
+          () => {
+            throw full;
+          },
+          sqliteFault,
+          condition,
+        ),
+      (error: unknown) => error instanceof StoreUnavailableError && error.kind === 'full' && error.cause === full,
+    );
+    assert.equal(condition.isFull(30_000), true);
+    const bug = new TypeError('not a fault');
+    assert.throws(
+      () =>
+        readTranslated(
+          () => {
+            throw bug;
+          },
+          sqliteFault,
+          condition,
+        ),
+      (error: unknown) => error === bug,
+    );
+    assert.deepEqual(
+      readTranslated(() => [1], sqliteFault, condition),
+      [1],
+    );
   });
 
   it('a store found full stays so until a write succeeds or the memory runs out; a read clears nothing', () => {

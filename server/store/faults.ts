@@ -66,6 +66,15 @@ export class StoreCondition {
   }
 }
 
+/** What a query's error is thrown as: a fault of the driver as StoreUnavailableError (observed by `condition`), any other as it was. */
+function translated(error: unknown, classify: FaultClassifier, condition: StoreCondition): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  const kind = classify(error);
+  if (kind === undefined) return error;
+  condition.observe(kind);
+  return new StoreUnavailableError(kind, { cause: error });
+}
+
 function translator(classify: FaultClassifier, condition: StoreCondition) {
   return async <T>(work: () => Promise<T>, writes = false): Promise<T> => {
     try {
@@ -73,13 +82,18 @@ function translator(classify: FaultClassifier, condition: StoreCondition) {
       if (writes) condition.observe('written');
       return result;
     } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      const kind = classify(error);
-      if (kind === undefined) throw error;
-      condition.observe(kind);
-      throw new StoreUnavailableError(kind, { cause: error });
+      throw translated(error, classify, condition);
     }
   };
+}
+
+/** Runs a read of the driver's at once, its faults translated as every query's are: for a query that runs outside Kysely (sqlite/connection.ts). */
+export function readTranslated<T>(read: () => T, classify: FaultClassifier, condition: StoreCondition): T {
+  try {
+    return read();
+  } catch (error) {
+    throw translated(error, classify, condition);
+  }
 }
 
 /** Statements that write. Inside a transaction the commit is what reaches the disk, and it is observed too. */

@@ -10,7 +10,7 @@ import { KyselyConsoleSessionRepository } from './console-session-repository.js'
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import { KyselyWebhookRepository } from './webhook-repository.js';
-import type { DatabaseTraits } from './database-traits.js';
+import type { DatabaseTraits, ImmediateReads } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
@@ -77,12 +77,12 @@ export interface StoreParts {
 }
 
 /** The repositories over one opened database; openStore() assembles the service's. */
-export function assembleStore({ db, traits, condition, stats }: OpenedDatabase, { audit, onGroupCommit }: StoreParts): Store {
+export function assembleStore({ db, traits, condition, stats, immediate }: OpenedDatabase, { audit, onGroupCommit }: StoreParts): Store {
   return {
     users: new KyselyUserRepository(db, traits, audit, onGroupCommit),
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
-    apiKeys: new KyselyApiKeyRepository(db, traits, audit),
+    apiKeys: new KyselyApiKeyRepository(db, traits, audit, immediate),
     consoleSessions: new KyselyConsoleSessionRepository(db),
     audit: new KyselyAuditRepository(db, traits),
     webhooks: new KyselyWebhookRepository(db, traits, audit),
@@ -114,6 +114,8 @@ export interface OpenedDatabase {
   /** Applies the migrations it lacks (on PostgreSQL, under an advisory lock, so that instances starting together take turns). */
   migrate: () => Promise<void>;
   stats: Store['stats'];
+  /** Reads that run at once, outside Kysely, where the database has them (SQLite's one connection, sqlite/connection.ts). */
+  immediate?: ImmediateReads;
 }
 
 async function openPostgresDatabase(url: string, options: StoreOptions): Promise<OpenedDatabase> {
@@ -167,8 +169,8 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
   const file = sqlitePathOf(databaseUrl);
   if (file === undefined) return openPostgresDatabase(databaseUrl, options);
   const condition = new StoreCondition();
-  const db = openSqlite(file, timeoutsOf(options), condition);
-  return { db, traits: sqliteTraits, condition, name: `sqlite:${file}`, migrate: () => migrateSqlite(db), stats: () => ({}) };
+  const { db, immediate } = openSqlite(file, timeoutsOf(options), condition);
+  return { db, immediate, traits: sqliteTraits, condition, name: `sqlite:${file}`, migrate: () => migrateSqlite(db), stats: () => ({}) };
 }
 
 /** The service's store over an opened database: changes audited to audit_events, the schema migrated to this version's. */

@@ -2,11 +2,12 @@
  * The embedded SQLite database (better-sqlite3) as Kysely uses it: one
  * connection (open-connection.ts), its statements cached, and the log of a
  * large commit copied into the database file off the event loop
- * (large-commits.ts).
+ * (large-commits.ts); and the reads that run on it at once (ImmediateReads).
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
-import { type StoreCondition, withFaultTranslation } from '../faults.js';
+import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
+import type { ImmediateReads } from '../database-traits.js';
+import { readTranslated, type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
 import type { DatabaseTimeouts } from '../timeouts.js';
 import { sqliteFault } from './faults.js';
@@ -30,6 +31,8 @@ export interface CachingConnection {
   readonly cachedStatements: number;
   /** Whether a transaction is open on the connection. */
   readonly inTransaction: boolean;
+  /** Whether the connection is open (not yet closed). */
+  readonly isOpen: boolean;
 }
 
 export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, lease?: Lease): CachingConnection {
@@ -58,6 +61,28 @@ export function withStatementCache(connection: BetterSqlite3.Database, size = ST
     },
     get inTransaction() {
       return connection.inTransaction;
+    },
+    get isOpen() {
+      return connection.open;
+    },
+  };
+}
+
+/** The reads that run at once on the connection (../database-traits.ts, ImmediateReads). */
+function immediateReads(connection: () => CachingConnection | undefined, condition: StoreCondition): ImmediateReads {
+  return {
+    rows<R>(query: CompiledQuery<R>): R[] | undefined {
+      const opened = connection();
+      if (!opened?.isOpen || opened.inTransaction) return undefined;
+      return readTranslated(
+        () => {
+          const statement = opened.prepare(query.sql);
+          if (!statement.reader) throw new TypeError(`an immediate read runs selects only, not: ${query.sql}`);
+          return statement.all(query.parameters) as R[];
+        },
+        sqliteFault,
+        condition,
+      );
     },
   };
 }
@@ -112,7 +137,13 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): Kysely<Database> {
+/** The database through Kysely, and the reads that skip it. */
+export interface OpenedSqlite {
+  db: Kysely<Database>;
+  immediate: ImmediateReads;
+}
+
+export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): OpenedSqlite {
   let connection: CachingConnection | undefined;
   let largeCommits: LargeCommits | undefined;
   const database = async () => {
@@ -133,5 +164,8 @@ export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: 
     () => largeCommits,
     { database },
   );
-  return new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) });
+  return {
+    db: new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) }),
+    immediate: immediateReads(() => connection, condition),
+  };
 }
