@@ -29,7 +29,9 @@
  * (where the Node running them can), so that no test can lean on data
  * another left behind; the seed is printed, and TEST_SEED=<seed> repeats an
  * order. The system tests run in their written order: several are one
- * process's story told step by step.
+ * process's story told step by step. The system tier's files, a minute or
+ * more for some, start slowest first, by their times in the last run
+ * (scripts/test-durations.ts).
  */
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -120,7 +122,11 @@ async function main(): Promise<void> {
     process.stderr.write(`run-tests: no ${tier} test file under ${prefixes.join(', ')}\n`);
     process.exit(2);
   }
-  const nodeTest = ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier), ...concurrency()];
+  // The system tier's files start slowest first (run-test-files.ts); `node --test` would sort them by name.
+  const nodeTest = (store: StoreName | null) =>
+    tier === 'system'
+      ? ['--import', 'tsx', join('scripts', 'run-test-files.ts'), `${tier} on ${store}`, String(concurrency())]
+      : ['--import', 'tsx', '--test', '--test-reporter=spec', ...testOrder(tier), `--test-concurrency=${concurrency()}`];
   const { env, cleanUp } = testEnvironment();
   process.once('exit', cleanUp);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
@@ -134,7 +140,7 @@ async function main(): Promise<void> {
     if (built.status !== 0) process.exit(built.status);
   }
   if (tier === 'unit') {
-    const { status, totals } = await run(process.execPath, [...nodeTest, ...files], env);
+    const { status, totals } = await run(process.execPath, [...nodeTest(null), ...files], env);
     recordTotals({ tier, store: null, ...totals });
     process.exit(status);
   }
@@ -144,7 +150,7 @@ async function main(): Promise<void> {
     // node --test given no file runs every test file it finds: a store with none here is skipped.
     if (onStore.length === 0) continue;
     const { status, totals } = await (store === 'sqlite'
-      ? run(process.execPath, [...nodeTest, ...onStore], env)
+      ? run(process.execPath, [...nodeTest(store), ...onStore], env)
       : run(
           process.execPath,
           [
@@ -152,7 +158,7 @@ async function main(): Promise<void> {
             'tsx',
             relative(PROJECT_ROOT, join(PROJECT_ROOT, 'scripts', 'with-postgres.ts')),
             process.execPath,
-            ...nodeTest,
+            ...nodeTest(store),
             ...onStore,
           ],
           env,
@@ -211,9 +217,9 @@ function isWritableDirectory(path: string): boolean {
  * 88 s on SQLite, the system tier 410 s → 272 s, the unit tier 28 s → 18 s). Within a file,
  * the tests keep their order. TEST_CONCURRENCY overrides it.
  */
-function concurrency(): string[] {
+function concurrency(): number {
   const asked = Number(process.env.TEST_CONCURRENCY);
-  return [`--test-concurrency=${asked > 0 ? asked : 2}`];
+  return asked > 0 ? asked : 2;
 }
 
 /** Node's flags for a random order of the tier's tests, announcing the seed; none where the order is the story, or Node cannot. */
