@@ -38,7 +38,7 @@ export function slowestFirst(files: readonly string[], known: Readonly<Record<st
   return [...files].sort((a, b) => timeOf(b) - timeOf(a));
 }
 
-/** Keeps this run's times at `file`, in place of the run's earlier ones; written whole, by a rename, so that a reader never sees half. */
+/** Keeps the times this run measured at `file`, each in place of the file's earlier one; written whole, by a rename, so that a reader never sees half. */
 export function recordTestDurations(file: string, run: string, measured: Readonly<Record<string, number>>): void {
   const durations = readTestDurations(file);
   durations[run] = { ...durations[run], ...measured };

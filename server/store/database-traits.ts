@@ -37,7 +37,7 @@ export interface DatabaseTraits {
  * Reads that run at once on the connection, outside Kysely, where the database
  * has them (SQLite: sqlite/connection.ts). Kysely's way to a connection (its
  * executor, the connection's lock, the fault translation) costs a query several
- * µs of promises; it was a third of the read of the caller's API key, on every
+ * µs of promises, about a fifth of the read of the caller's API key on every
  * request (BENCHMARKS.md). Taken only while no transaction is open, so that a
  * read is a transaction of its own, as through Kysely, and sees no transaction's
  * uncommitted writes; its faults are translated as every query's are.
