@@ -1,8 +1,9 @@
 /** API keys on Kysely, for SQLite and PostgreSQL alike. Permissions are stored comma-separated. */
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
-import type { DatabaseTraits, ImmediateReads } from './database-traits.js';
+import type { CommitMarks, DatabaseTraits, ImmediateReads } from './database-traits.js';
 import { queryTemplate } from './query-template.js';
+import { RememberedUntilCommit } from './remembered-until-commit.js';
 import type { ApiKeyRecord, ChangeAuthor } from './records.js';
 import type { ApiKeyChanges, ApiKeyRepository } from './repositories.js';
 import type { ApiKeysTable, Database } from './schema.js';
@@ -10,6 +11,8 @@ import type { ApiKeysTable, Database } from './schema.js';
 export class KyselyApiKeyRepository implements ApiKeyRepository {
   /** Every authenticated request runs it: compiled once (query-template.ts). */
   readonly #findQuery: (apiKey: string) => CompiledQuery<Selectable<ApiKeysTable>>;
+  /** Where the database's commits leave a mark (SQLite), a key found is answered again until the next commit. */
+  readonly #remembered?: RememberedUntilCommit<ApiKeyRecord>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -17,8 +20,10 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
     private readonly audit: AuditTrail,
     /** Where the database has them (SQLite), the key's read on every request skips Kysely's promises. */
     private readonly immediate?: ImmediateReads,
+    marks?: CommitMarks,
   ) {
     this.#findQuery = queryTemplate(1, (apiKey: string) => db.selectFrom('api_keys').selectAll().where('api_key', '=', apiKey));
+    if (marks) this.#remembered = new RememberedUntilCommit(marks);
   }
 
   async insert(key: ApiKeyRecord, by: ChangeAuthor): Promise<void> {
@@ -40,9 +45,13 @@ export class KyselyApiKeyRepository implements ApiKeyRepository {
   }
 
   async find(apiKey: string): Promise<ApiKeyRecord | undefined> {
+    return this.#remembered ? this.#remembered.read(apiKey, () => this.#read(apiKey)) : this.#read(apiKey);
+  }
+
+  async #read(apiKey: string): Promise<ApiKeyRecord | undefined> {
     const query = this.#findQuery(apiKey);
     const [row] = this.immediate?.rows(query) ?? (await this.db.executeQuery(query)).rows;
-    return row && fromRow(row);
+    return row && frozen(fromRow(row));
   }
 
   async list(): Promise<ApiKeyRecord[]> {
@@ -100,6 +109,12 @@ function createdKeyFields(key: ApiKeyRecord): string[] {
 
 function toRow(key: ApiKeyRecord): ApiKeysTable {
   return { ...key, permissions: key.permissions.join(',') };
+}
+
+/** A key as every request that names it shares it (remembered-until-commit.ts): unchangeable. */
+function frozen(key: ApiKeyRecord): ApiKeyRecord {
+  Object.freeze(key.permissions);
+  return Object.freeze(key);
 }
 
 function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {

@@ -47,6 +47,16 @@ export interface ImmediateReads {
   rows<R>(query: CompiledQuery<R>): R[] | undefined;
 }
 
+/**
+ * The mark of the database's last commit, read without a transaction, where the database keeps
+ * one where it can be read so (SQLite's wal-index: sqlite/commit-marks.ts). Two equal marks mean
+ * that nothing was committed between their reads, by this process or any other.
+ */
+export interface CommitMarks {
+  /** The mark now; undefined when none can be read now, and then nothing may be taken as unchanged. */
+  current(): Buffer | undefined;
+}
+
 /** Writes that commit together in one transaction (sqlite/commit-group.ts). */
 export interface GroupCommit {
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */

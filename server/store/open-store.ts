@@ -10,7 +10,7 @@ import { KyselyConsoleSessionRepository } from './console-session-repository.js'
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import { KyselyWebhookRepository } from './webhook-repository.js';
-import type { DatabaseTraits, ImmediateReads } from './database-traits.js';
+import type { CommitMarks, DatabaseTraits, ImmediateReads } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
@@ -77,12 +77,15 @@ export interface StoreParts {
 }
 
 /** The repositories over one opened database; openStore() assembles the service's. */
-export function assembleStore({ db, traits, condition, stats, immediate }: OpenedDatabase, { audit, onGroupCommit }: StoreParts): Store {
+export function assembleStore(
+  { db, traits, condition, stats, immediate, marks }: OpenedDatabase,
+  { audit, onGroupCommit }: StoreParts,
+): Store {
   return {
     users: new KyselyUserRepository(db, traits, audit, onGroupCommit),
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
-    apiKeys: new KyselyApiKeyRepository(db, traits, audit, immediate),
+    apiKeys: new KyselyApiKeyRepository(db, traits, audit, immediate, marks),
     consoleSessions: new KyselyConsoleSessionRepository(db),
     audit: new KyselyAuditRepository(db, traits),
     webhooks: new KyselyWebhookRepository(db, traits, audit),
@@ -116,6 +119,8 @@ export interface OpenedDatabase {
   stats: Store['stats'];
   /** Reads that run at once, outside Kysely, where the database has them (SQLite's one connection, sqlite/connection.ts). */
   immediate?: ImmediateReads;
+  /** The marks of its commits, where the database keeps them readable without a transaction (SQLite's wal-index, sqlite/commit-marks.ts). */
+  marks?: CommitMarks;
 }
 
 async function openPostgresDatabase(url: string, options: StoreOptions): Promise<OpenedDatabase> {
@@ -169,8 +174,17 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
   const file = sqlitePathOf(databaseUrl);
   if (file === undefined) return openPostgresDatabase(databaseUrl, options);
   const condition = new StoreCondition();
-  const { db, immediate } = openSqlite(file, timeoutsOf(options), condition);
-  return { db, immediate, traits: sqliteTraits, condition, name: `sqlite:${file}`, migrate: () => migrateSqlite(db), stats: () => ({}) };
+  const { db, immediate, marks } = openSqlite(file, timeoutsOf(options), condition);
+  return {
+    db,
+    immediate,
+    marks,
+    traits: sqliteTraits,
+    condition,
+    name: `sqlite:${file}`,
+    migrate: () => migrateSqlite(db),
+    stats: () => ({}),
+  };
 }
 
 /** The service's store over an opened database: changes audited to audit_events, the schema migrated to this version's. */

@@ -6,10 +6,11 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
-import type { ImmediateReads } from '../database-traits.js';
+import type { CommitMarks, ImmediateReads } from '../database-traits.js';
 import { readTranslated, type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
 import type { DatabaseTimeouts } from '../timeouts.js';
+import { walIndexMarks } from './commit-marks.js';
 import { sqliteFault } from './faults.js';
 import { openSqliteConnection } from './open-connection.js';
 import { LargeCommits } from './large-commits.js';
@@ -35,12 +36,12 @@ export interface CachingConnection {
   readonly isOpen: boolean;
 }
 
-export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, lease?: Lease): CachingConnection {
+export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, held: Lease[] = []): CachingConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => {
       connection.close();
-      lease?.release();
+      for (const what of held) what.release();
     },
     prepare(sql: string): BetterSqlite3.Statement {
       let statement = statements.get(sql);
@@ -137,27 +138,33 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
   }
 }
 
-/** The database through Kysely, and the reads that skip it. */
+/** The database through Kysely, the reads that skip it, and the marks of its commits. */
 export interface OpenedSqlite {
   db: Kysely<Database>;
   immediate: ImmediateReads;
+  marks: CommitMarks;
 }
 
 export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: StoreCondition): OpenedSqlite {
   let connection: CachingConnection | undefined;
   let largeCommits: LargeCommits | undefined;
+  let walIndex: ReturnType<typeof walIndexMarks> | undefined;
   const database = async () => {
     const opened = openSqliteConnection(path, timeouts.lockMs);
-    let lease: Lease | undefined;
+    if (path === ':memory:') return (connection = withStatementCache(opened, STATEMENT_CACHE_SIZE));
+    let lease: Lease;
     try {
       // Held while the database is open, so that `admin restore` knows (sqlite/lease.ts).
-      if (path !== ':memory:') lease = holdSharedLease(path, timeouts.lockMs);
+      lease = holdSharedLease(path, timeouts.lockMs);
     } catch (error) {
       opened.close();
       throw error;
     }
-    if (path !== ':memory:') largeCommits = new LargeCommits(path, opened, timeouts.lockMs);
-    return (connection = withStatementCache(opened, STATEMENT_CACHE_SIZE, lease));
+    largeCommits = new LargeCommits(path, opened, timeouts.lockMs);
+    // Read only while this connection is open: SQLite keeps the `-shm` file as long as one is (commit-marks.ts).
+    walIndex = walIndexMarks(path);
+    const marks = walIndex;
+    return (connection = withStatementCache(opened, STATEMENT_CACHE_SIZE, [lease, { release: () => marks.close() }]));
   };
   const dialect = new RollbackSafeSqliteDialect(
     () => connection,
@@ -167,5 +174,6 @@ export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: 
   return {
     db: new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) }),
     immediate: immediateReads(() => connection, condition),
+    marks: { current: () => (connection?.isOpen ? walIndex?.current() : undefined) },
   };
 }
