@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -52,6 +52,17 @@ describe("SQLite's commit marks, and the API keys remembered until the next comm
     assert.ok(!mark().equals(afterOwnCommit), "another process's commit changes it");
   });
 
+  it("read the wal-index where SQLite keeps it when the database's path is a link: beside the file itself", async () => {
+    const link = join(directory, 'linked.db');
+    await symlink(file, link);
+    const linked = walIndexMarks(link);
+    try {
+      assert.ok(linked.current()?.equals(mark()));
+    } finally {
+      linked.close();
+    }
+  });
+
   it('give no mark where the header cannot be trusted: no wal-index, another layout, or its two copies differing', async () => {
     assert.equal(walIndexMarks(join(directory, 'absent.db')).current(), undefined);
     const header = Buffer.alloc(136);
@@ -59,6 +70,7 @@ describe("SQLite's commit marks, and the API keys remembered until the next comm
     header[12] = 1;
     header.copy(header, 48, 0, 48);
     const shm = join(directory, 'crafted.db');
+    await writeFile(shm, '');
     const read = async (bytes: Buffer) => {
       await writeFile(`${shm}-shm`, bytes);
       const marks = walIndexMarks(shm);

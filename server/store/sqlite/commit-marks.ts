@@ -15,7 +15,7 @@
  * both copies agree, and so does current(). Anything else (no log yet, another layout, a copy
  * being written, an error) gives no mark, and the caller reads the database itself.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import type { CommitMarks } from '../database-traits.js';
 
 /** One copy of the header: `WalIndexHdr`, 48 bytes; the file holds two, one after the other. */
@@ -39,7 +39,8 @@ export function walIndexMarks(databasePath: string): CommitMarks & { close(): vo
     current() {
       if (closed) return undefined;
       try {
-        descriptor ??= openSync(`${databasePath}-shm`, 'r');
+        // Beside the file itself, as SQLite puts it when the database's path is a link.
+        descriptor ??= openSync(`${realpathSync(databasePath)}-shm`, 'r');
       } catch {
         // Not in WAL mode, or no wal-index yet: no mark, and the caller reads the database.
         return undefined;
