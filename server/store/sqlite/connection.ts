@@ -2,7 +2,8 @@
  * The embedded SQLite database (better-sqlite3) as Kysely uses it: one
  * connection (open-connection.ts), its statements cached, and the log of a
  * large commit copied into the database file off the event loop
- * (large-commits.ts); and the reads that run on it at once (ImmediateReads).
+ * (large-commits.ts); the reads that run on it at once (ImmediateReads), and
+ * the marks of its commits (commit-marks.ts).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
@@ -36,6 +37,7 @@ export interface CachingConnection {
   readonly isOpen: boolean;
 }
 
+/** `held`: what the connection holds while it is open (its lease, the wal-index's file), released as it closes. */
 export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, held: Lease[] = []): CachingConnection {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
