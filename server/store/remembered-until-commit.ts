@@ -4,9 +4,10 @@
  * and given again only while the mark read now is the same. A commit by this process or any
  * other (the admin CLI revoking a key) changes the mark, and the next read goes to the database.
  * A value read while a commit was under way is kept with the mark of before it, so it is read
- * again at once: a value is never older than its mark. What is kept is what the database held
- * at that mark, never a transaction's uncommitted writes, and it is frozen, since every caller
- * shares it.
+ * again at once: a value is never older than its mark. `read()` must read outside any
+ * transaction, so that what is kept is committed (the API key's read does: sqlite/connection.ts),
+ * and give values no caller can change, since every caller shares them (api-key-repository.ts
+ * freezes its keys).
  */
 import type { CommitMarks } from './database-traits.js';
 
