@@ -99,11 +99,14 @@ function beforeSending(res: Response, keep: (answer: KeptAnswer) => Promise<void
     if (typeof chunk === 'string') chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
     else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
   };
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+  // Named before they are set on `res`: V8 allocates a function written straight into a property
+  // (`res.write = (…) => …`) in its old generation, and the young request it closes over would then
+  // outlive scavenges until a full collection (BENCHMARKS.md, "What outlives a scavenge").
+  const collectingWrite = (chunk: unknown, ...rest: unknown[]) => {
     collect(chunk, rest[0]);
     return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as Response['write'];
-  res.end = ((...args: unknown[]) => {
+  };
+  const keepingEnd = (...args: unknown[]) => {
     if (typeof args[0] !== 'function') collect(args[0], args[1]);
     const headers = Object.fromEntries(
       KEPT_HEADERS.flatMap((name) => {
@@ -115,7 +118,9 @@ function beforeSending(res: Response, keep: (answer: KeptAnswer) => Promise<void
       (end as (...endArgs: unknown[]) => void)(...args),
     );
     return res;
-  }) as Response['end'];
+  };
+  res.write = collectingWrite as Response['write'];
+  res.end = keepingEnd as Response['end'];
 }
 
 /** Whether an answer is kept for the key's retries: not a refusal of the input, which can be corrected, nor a failure. */
