@@ -11,8 +11,13 @@
  * (`--flame-graph <file.svg>`) as a flame graph coloured by the same layers
  * (profile/flame-graph.ts).
  *
+ * With `--survivors`, V8's sampling heap profiler in place of the CPU profiler, twice under the
+ * same load: every allocation, then only what no scavenge freed; it prints, site by site, the
+ * bytes a request allocated and the bytes that outlived the young generation (profile/survivors.ts).
+ *
  *   npm run build && npm run profile -- --out update-user.cpuprofile --flame-graph update-user.svg
  *   npm run profile -- --request scim-patch
+ *   npm run profile -- --survivors
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,6 +32,7 @@ import { updateBody } from './bench/scenarios/writes.js';
 import { type SeededDatabase, seedUsers } from './bench/seed.js';
 import { flameGraph } from './profile/flame-graph.js';
 import { type CpuProfile, summarise } from './profile/summary.js';
+import { type SamplingHeapProfile, summariseSurvivors } from './profile/survivors.js';
 
 /**
  * The CPU time a process's main thread has used so far, user and system, in ms (proc(5):
@@ -73,6 +79,29 @@ async function main(): Promise<void> {
     const requests = profiled.requests(seeded);
     await autocannon({ url: service.url, connections: 50, duration: 1, requests });
     const inspector = await Inspector.connect(inspectorPort);
+    if (process.argv.includes('--survivors')) {
+      // 8 KB between samples: a finer interval slows the service enough to change what survives.
+      const sampled = async (includeObjectsCollectedByMinorGC: boolean) => {
+        await inspector.call('HeapProfiler.startSampling', {
+          samplingInterval: 8192,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC,
+        });
+        const result = await autocannon({ url: service.url, connections: 50, duration: seconds, requests });
+        const { profile } = (await inspector.call('HeapProfiler.stopSampling')) as { profile: SamplingHeapProfile };
+        return { profile, requests: result.requests.total };
+      };
+      await inspector.call('HeapProfiler.enable');
+      const everything = await sampled(true);
+      const survivors = await sampled(false);
+      inspector.close();
+      await service.stop();
+      process.stdout.write(
+        [`${profiled.title} at 50 connections, ${seconds} s for each profile`, ...summariseSurvivors(everything, survivors)].join('\n') +
+          '\n',
+      );
+      return;
+    }
     await inspector.call('Profiler.enable');
     const pid = service.child.pid!;
     await inspector.call('Profiler.start');
