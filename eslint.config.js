@@ -150,6 +150,30 @@ export default tseslint.config(
     },
   },
   {
+    // What the service makes for each request stays young: V8 allocates an object literal's
+    // accessor pair, and a function written straight into a property, in its old generation, and
+    // whatever such a function closes over (a request, its response) then survives the young
+    // generation's collections until a full one (BENCHMARKS.md, "What outlives a scavenge").
+    files: ['server/**/*.ts', 'lib/**/*.ts'],
+    ignores: ['**/*.test.ts', 'server/testing/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':function Property[kind=/^(get|set)$/]',
+          message:
+            "An object literal's getter or setter made at run time is kept in V8's old generation with what it closes over: use a value, a method, or a class's accessor.",
+        },
+        {
+          selector:
+            ":function AssignmentExpression[left.type='MemberExpression'] > :matches(FunctionExpression, ArrowFunctionExpression).right, :function AssignmentExpression[left.type='MemberExpression'] > TSAsExpression.right > :matches(FunctionExpression, ArrowFunctionExpression)",
+          message:
+            'V8 allocates a function written straight into a property in its old generation, with what it closes over: name it first (const f = …; object.property = f).',
+        },
+      ],
+    },
+  },
+  {
     // Plain JavaScript run by node before anything is built (scripts/build-in-development.mjs).
     files: ['**/*.mjs'],
     languageOptions: { globals: { process: 'readonly' } },

@@ -28,7 +28,7 @@ import { operationRoutes } from './http/operation-routes.js';
 import { answerLongListsInParts } from './http/json-in-parts.js';
 import { refuseUndeclaredQuery } from './http/query-guard.js';
 import { jsonBody, refuseNulInUrl, refuseOverlongStream, refuseUnreadableBody } from './http/request-body.js';
-import { requestLogger, requestLogging } from './http/request-logging.js';
+import { requestLogging } from './http/request-logging.js';
 import { sendJson } from './http/send-json.js';
 import { StreamedJson, sendStreamed } from './http/streamed-json.js';
 import type { Logger } from './logger.js';
@@ -147,6 +147,9 @@ export function createApp({
       : async (req, res) => {
           const handler = handlers[operationId as JsonOperationId] as OperationHandler<JsonOperationId>;
           const key = res.locals.apiKey as HandlerContext['key'];
+          // Values and functions only, no getter or setter (eslint.config.js): V8 keeps an object
+          // literal's accessors in its old generation, and the request they close over would then
+          // outlive the young generation's collections (BENCHMARKS.md, "What outlives a scavenge").
           const context: HandlerContext = {
             key,
             author: {
@@ -157,9 +160,6 @@ export function createApp({
               ...idempotencyClaimOf(res),
             },
             sight: sightOf(key?.permissions ?? []),
-            get log() {
-              return requestLogger(req, res);
-            },
             expectedVersions: expectedVersions(req.get('If-Match')),
             answersVersion: (version) => void res.set('ETag', entityTag(version)),
             consoleSession: consoleSessionControl(req, res, credentials.sessions),

@@ -7,7 +7,6 @@ import type { RequestHandler } from 'express';
 import type { operations } from '../../generated/workspace/types.js';
 import type { OperationId } from '../../lib/contract/operations.js';
 import type { StreamedJson } from '../http/streamed-json.js';
-import type { Logger } from '../logger.js';
 import type { Readiness } from '../readiness.js';
 import type { ApiKeyRecord, ChangeAuthor, Directory, ExpectedVersions, Sight } from '../directory/index.js';
 
@@ -60,7 +59,6 @@ export interface HandlerContext {
   author: ChangeAuthor;
   /** What the key may read besides what it asked for (directory/sight.ts): a user's groups by name, a group's members by username. */
   sight: Sight;
-  log: Logger;
   /** The versions `If-Match` names (http/entity-tags.ts); undefined without one, or for `*`. */
   expectedVersions: ExpectedVersions | undefined;
   /** Sends the version of the record the answer shows, as its `ETag`. */

@@ -39,36 +39,51 @@ export interface CachingConnection {
 
 /** `held`: what the connection holds while it is open (its lease, the wal-index's file), released as it closes. */
 export function withStatementCache(connection: BetterSqlite3.Database, size = STATEMENT_CACHE_SIZE, held: Lease[] = []): CachingConnection {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => {
-      connection.close();
-      for (const what of held) what.release();
-    },
-    prepare(sql: string): BetterSqlite3.Statement {
-      let statement = statements.get(sql);
-      if (statement) {
-        statements.delete(sql); // Re-inserted below: the Map's order is the recency order.
-      } else {
-        statement = connection.prepare(sql);
-        if (statements.size >= size) {
-          const oldest = statements.keys().next();
-          if (!oldest.done) statements.delete(oldest.value);
-        }
+  return new StatementCachingConnection(connection, size, held);
+}
+
+/** A class, not an object literal, for its accessors (eslint.config.js). */
+class StatementCachingConnection implements CachingConnection {
+  readonly #statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(
+    private readonly connection: BetterSqlite3.Database,
+    private readonly size: number,
+    private readonly held: Lease[],
+  ) {}
+
+  close(): void {
+    this.connection.close();
+    for (const what of this.held) what.release();
+  }
+
+  prepare(sql: string): BetterSqlite3.Statement {
+    const statements = this.#statements;
+    let statement = statements.get(sql);
+    if (statement) {
+      statements.delete(sql); // Re-inserted below: the Map's order is the recency order.
+    } else {
+      statement = this.connection.prepare(sql);
+      if (statements.size >= this.size) {
+        const oldest = statements.keys().next();
+        if (!oldest.done) statements.delete(oldest.value);
       }
-      statements.set(sql, statement);
-      return statement;
-    },
-    get cachedStatements() {
-      return statements.size;
-    },
-    get inTransaction() {
-      return connection.inTransaction;
-    },
-    get isOpen() {
-      return connection.open;
-    },
-  };
+    }
+    statements.set(sql, statement);
+    return statement;
+  }
+
+  get cachedStatements(): number {
+    return this.#statements.size;
+  }
+
+  get inTransaction(): boolean {
+    return this.connection.inTransaction;
+  }
+
+  get isOpen(): boolean {
+    return this.connection.open;
+  }
 }
 
 /** The reads that run at once on the connection (../database-traits.ts, ImmediateReads). */
