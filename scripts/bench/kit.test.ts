@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type autocannon from 'autocannon';
-import { comparableRate, Latencies, type Measured, untilQuiet } from './kit.js';
+import { comparableRate, Latencies, type Measured, roundOrder, untilQuiet } from './kit.js';
 
 /** A load that answers, on each of `connections`, the latencies given in turn, through autocannon's `response` event. */
 function answered(connections: number[][]): Latencies {
@@ -88,6 +88,40 @@ describe('the bench’s figures of a load', () => {
     const rate = comparableRate(rounds);
     assert.deepEqual([rate(rounds[0]![0]!, 0), rate(rounds[1]![0]!, 0)], [1000, 500]);
     assert.deepEqual([rate(rounds[0]![1]!, 1), rate(rounds[1]![1]!, 1)], [1800, 700]);
+  });
+});
+
+describe('the order of a comparison’s rounds', () => {
+  it('runs every other contender right beside the first, and reverses the order every other round', () => {
+    assert.deepEqual(
+      [0, 1, 2, 3].map((round) => roundOrder(2, round)),
+      [
+        [0, 1],
+        [1, 0],
+        [0, 1],
+        [1, 0],
+      ],
+    );
+    assert.deepEqual(
+      [0, 1].map((round) => roundOrder(3, round)),
+      [
+        [1, 0, 2],
+        [2, 0, 1],
+      ],
+    );
+    for (const round of [0, 1]) {
+      const order = roundOrder(3, round);
+      for (const other of [1, 2]) assert.equal(Math.abs(order.indexOf(other) - order.indexOf(0)), 1);
+    }
+  });
+
+  it('runs each contender once a round', () => {
+    for (const contenders of [1, 2, 3, 4, 5])
+      for (const round of [0, 1])
+        assert.deepEqual(
+          [...roundOrder(contenders, round)].sort((a, b) => a - b),
+          Array.from({ length: contenders }, (_, i) => i),
+        );
   });
 });
 

@@ -383,10 +383,23 @@ export interface Ratio {
 }
 
 /**
- * The contenders in interleaved rounds, after a warm-up round each that is not
- * counted: forward in even rounds, backward in odd ones, so that neither is
- * always the one measured later. Each contender's figures are the medians of
- * its rounds; each ratio is to the first contender, round by round.
+ * The order of a comparison's loads in round `round`: the first contender, which every ratio is
+ * to, in the middle, the others at its sides; the whole order reversed in odd rounds, so that no
+ * contender is always the one measured later. With three contenders each of the others then runs
+ * right beside the first (1 0 2, then 2 0 1): in the order 0 1 2 the third ran two loads away from
+ * the first, and its ratio took in the machine's drift over twice the time (BENCHMARKS.md, 2026-12-07).
+ */
+export function roundOrder(contenders: number, round: number): number[] {
+  const others = Array.from({ length: contenders - 1 }, (_, index) => index + 1);
+  const before = others.slice(0, Math.floor(others.length / 2));
+  const order = [...before, 0, ...others.slice(before.length)];
+  return round % 2 === 1 ? order.reverse() : order;
+}
+
+/**
+ * The contenders in interleaved rounds (roundOrder), after a warm-up round each that is not
+ * counted. Each contender's figures are the medians of its rounds; each ratio is to the first
+ * contender, round by round.
  */
 export async function compare(contenders: Contender[]): Promise<{ results: Measured[]; ratios: Ratio[]; p99Ratios: Ratio[] }> {
   const run = (contender: Contender, duration: number) =>
@@ -397,9 +410,7 @@ export async function compare(contenders: Contender[]): Promise<{ results: Measu
   for (const contender of contenders) await run(contender, Math.min(1, ROUND_S));
   const rounds: Measured[][] = contenders.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    const order = contenders.map((_, index) => index);
-    if (round % 2 === 1) order.reverse();
-    for (const index of order) rounds[index]!.push(await run(contenders[index]!, ROUND_S));
+    for (const index of roundOrder(contenders.length, round)) rounds[index]!.push(await run(contenders[index]!, ROUND_S));
   }
   const results = contenders.map((contender, index) => {
     const mine = rounds[index]!;
