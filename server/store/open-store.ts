@@ -82,7 +82,7 @@ export function assembleStore(
   { audit, onGroupCommit }: StoreParts,
 ): Store {
   return {
-    users: new KyselyUserRepository(db, traits, audit, onGroupCommit),
+    users: new KyselyUserRepository(db, traits, audit, onGroupCommit, immediate),
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit, immediate, marks),
