@@ -14,6 +14,7 @@
 import type { RequestHandler } from 'express';
 import { shortened } from '../service-errors.js';
 import { type Attribute, ENTERPRISE_ATTRIBUTES, GROUP_ATTRIBUTES, USER_ATTRIBUTES } from './discovery.js';
+import { SCIM_BASE_PATH } from '../../lib/contract/scim-operations.js';
 import { invalidValue } from './errors.js';
 import { GROUP_SCHEMA } from './group-resource.js';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './user-resource.js';
@@ -138,7 +139,8 @@ export function canonicalPatch(body: unknown, kind: ResourceKind): unknown {
   };
 }
 
-const RESOURCE_PATH = /^\/(Users|Groups)(?:\/[^/]+)?$/;
+/** A resource's path, or its collection's, under SCIM's base. */
+const RESOURCE_PATH = new RegExp(`^${SCIM_BASE_PATH}/(Users|Groups)(?:/[^/]+)?$`);
 
 /** Puts a SCIM write's attribute names in the schemas' case, before the contract's checks read them. */
 export const canonicalAttributeNames: RequestHandler = (req, _res, next) => {

@@ -88,8 +88,6 @@ function route(handler: ScimHandler): RequestHandler {
 
 /** Mounts SCIM on `app`; before the workspace API's validation and routes, whose error answers are not SCIM's. */
 export function mountScim(app: Express, { handlers, credentials, idempotent, validation }: ScimParts): void {
-  // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract reads them.
-  app.use(SCIM_BASE_PATH, canonicalAttributeNames);
   // Each operation found by its method and path in one lookup (http/operation-routes.ts).
   const routes = operationRoutes(
     SCIM_OPERATIONS.map((operation) => ({
@@ -107,7 +105,10 @@ export function mountScim(app: Express, { handlers, credentials, idempotent, val
   // workspace API went through the SCIM validator's three middlewares, each testing its path
   // against SCIM's, and through SCIM's lookup (BENCHMARKS.md). A router not mounted at a path
   // leaves the path whole for the validator and the routes.
-  const scim = Router({ caseSensitive: true, strict: true }).use(validation, routes);
+  // Attribute names are case-insensitive (RFC 7643, 2.1): in the schemas' case before the contract
+  // reads them. Behind the same test of the path: mounted at SCIM's base on the app, every request
+  // paid for a match of its path against it, and a SCIM request for the router's mounting too.
+  const scim = Router({ caseSensitive: true, strict: true }).use(canonicalAttributeNames, validation, routes);
   const scimOnly: RequestHandler = (req, res, next) => (isScimRequest(req) ? scim(req, res, next) : next());
   // The operations stay visible in the app's routing table (testing/app-routes.ts).
   app.use(Object.assign(scimOnly, { served: routes.served }));
