@@ -46,6 +46,9 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
       'get_events_page_1000_p99_ms',
       'memory_heap_start_mb',
       'memory_heap_after_collection_mb',
+      'memory_young_collections',
+      'memory_full_collections',
+      'memory_promoted_kb_per_request',
     ]) {
       assert.equal(typeof figures[key], 'number', key);
     }
@@ -74,5 +77,8 @@ describe('npm run bench (smoke): writes, events, the audit trail, memory', { tim
     for (const scenario of figures.scenarios)
       assert.ok(scenario.firstAnswers >= 0 && scenario.p99 >= scenario.p50, JSON.stringify(scenario));
     assert.ok(figures.audit_trail_ratio > 0, 'update_user measured with and without its audit trail');
+    // The collector's figures come from the service itself, over its inspector: a load collects the young generation.
+    assert.ok(figures.memory_young_collections > 0, 'young collections counted during (h)');
+    assert.match(run.stdout, /\(h\) collections over the load: \d+ of the young generation, promoting \d+(\.\d+)? KB a request/);
   });
 });

@@ -2,7 +2,8 @@
  * (h) Memory over a long update_user load: the service's RSS sampled every second,
  * and its V8 heap at the start, after the load, and after a full collection
  * (heap.ts, over the inspector): a leak would show in the last, which holds only
- * what the service keeps.
+ * what the service keeps. And the collections during the load, with what the young
+ * generation's promoted a request: near nothing while a request's objects die young.
  */
 import { join } from 'node:path';
 import { freePort } from '../../../lib/testing/ports.js';
@@ -36,6 +37,7 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
   );
   const heap = await HeapInspector.connect(inspectorPort);
   const heapAtStart = await heap.afterCollection();
+  await heap.countCollections();
   const samples: number[] = [rssMegabytes(steady.child)];
   const sampler = setInterval(() => samples.push(rssMegabytes(steady.child)), 1_000);
   const latencies = new Latencies();
@@ -51,6 +53,7 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
   );
   clearInterval(sampler);
   samples.push(rssMegabytes(steady.child));
+  const collections = await heap.collectionsCounted();
   const heapAfterLoad = await heap.usage();
   const heapAfterCollection = await heap.afterCollection();
   heap.close();
@@ -67,6 +70,9 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
     memory_heap_start_mb: heapAtStart.usedMb,
     memory_heap_after_load_mb: heapAfterLoad.usedMb,
     memory_heap_after_collection_mb: heapAfterCollection.usedMb,
+    memory_young_collections: collections.young,
+    memory_full_collections: collections.full,
+    memory_promoted_kb_per_request: Number((collections.promotedBytes / 1024 / Math.max(1, long.requests.total)).toFixed(2)),
   };
   const signed = (mb: number) => `${mb >= 0 ? '+' : ''}${mb}`;
   return {
@@ -75,6 +81,7 @@ export async function memory({ directory, small }: BenchRun): Promise<ScenarioOu
     figures,
     lines: [
       `(h) service RSS ${figures.memory_rss_start_mb} → ${figures.memory_rss_end_mb} MB over ${MEMORY_DURATION_S} s (peak ${figures.memory_rss_peak_mb}, target ≤ ${RSS_TARGET_MB}; lowest point, second half against first: ${signed(figures.memory_rss_floor_growth_mb)} MB)`,
+      `(h) collections over the load: ${figures.memory_young_collections} of the young generation, promoting ${figures.memory_promoted_kb_per_request} KB a request to the old (target ≤ 1: a request's objects die young), and ${figures.memory_full_collections} full`,
       `(h) V8 heap used: ${figures.memory_heap_start_mb} MB at the start after a full collection, ${figures.memory_heap_after_load_mb} MB after the load, ${figures.memory_heap_after_collection_mb} MB after a full collection (${signed(figures.memory_heap_after_collection_mb - figures.memory_heap_start_mb)} MB: what a leak would grow)`,
     ],
   };
