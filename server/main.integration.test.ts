@@ -46,6 +46,11 @@ describe('npm start', () => {
     assert.ok(logLines.every((line) => !line.includes(key.api_key_secret)));
     assert.equal(await first.stop('SIGTERM'), 0);
     assert.match(first.stdout(), /"msg":"stopped"/);
+    // The heap's settings it sets itself (server/heap.ts), named in its ready line for the operator.
+    const ready = logLines
+      .map((line) => JSON.parse(line) as { msg: string; heapFlags?: string[] })
+      .find(({ msg }) => msg === 'workspace service ready');
+    assert.deepEqual(ready?.heapFlags, ['--heap-growing-percent=50', '--no-allocation-site-pretenuring']);
 
     const second = await startServiceProcess(env);
     assert.doesNotMatch(second.stdout(), /no API key existed/, 'a second start makes no new key');
