@@ -28,6 +28,8 @@ describe('npm start', () => {
     t.after(() => database.drop());
     const env = { DATABASE_URL: database.url };
     const first = await startServiceProcess(env);
+    // A failed assertion before its stop would leave it running, and the test runner waiting on it.
+    t.after(() => first.stop('SIGKILL'));
     const key = first.printedKey();
     assert.ok(key, `no key file named:\n${first.stdout()}`);
     assert.equal((await stat(first.firstKeyFile)).mode & 0o777, 0o600);
@@ -53,6 +55,8 @@ describe('npm start', () => {
     assert.deepEqual(ready?.heapFlags, ['--heap-growing-percent=50', '--no-allocation-site-pretenuring']);
 
     const second = await startServiceProcess(env);
+    // A failed assertion before its stop would leave it running, and the test runner waiting on it.
+    t.after(() => second.stop('SIGKILL'));
     assert.doesNotMatch(second.stdout(), /no API key existed/, 'a second start makes no new key');
     const stillThere = await post(`${second.url}/api/public/get_user`, { ...key, target_user: { username: 'first@example.com' } });
     assert.equal(stillThere.status, 200);
@@ -63,6 +67,8 @@ describe('npm start', () => {
     const database = await createTestDatabase();
     t.after(() => database.drop());
     const service = await startServiceProcess({ DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '2' });
+    // A failed assertion before its stop would leave it running, and the test runner waiting on it.
+    t.after(() => service.stop('SIGKILL'));
     const key = service.printedKey()!;
     const ready = await fetch(`${service.url}/readyz`);
     assert.deepEqual({ status: ready.status, body: await ready.json() }, { status: 200, body: { status: 'ready' } });
@@ -87,6 +93,8 @@ describe('npm start', () => {
     const database = await createTestDatabase();
     t.after(() => database.drop());
     const service = await startServiceProcess({ DATABASE_URL: database.url }, SERVICE_COMMAND);
+    // A failed assertion before its stop would leave it running, and the test runner waiting on it.
+    t.after(() => service.stop('SIGKILL'));
     const checked = await post(`${service.url}/api/public/validate_credentials`, service.printedKey());
     assert.equal(checked.status, 200);
     // The contract is found from server/dist/ too: it is what the validator and /openapi.json serve.
@@ -117,6 +125,8 @@ describe('npm start', () => {
       { ...env, NODE_OPTIONS: nodeFlags.join(' '), DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: '1' },
       script,
     );
+    // A failed assertion before its stop would leave it running, and the test runner waiting on it.
+    t.after(() => service.stop('SIGKILL'));
     assert.equal(await service.stop('SIGTERM'), 0);
     assert.match(service.stdout(), /"msg":"draining: not ready, still serving"/);
     await assert.rejects(fetch(`${service.url}/healthz`), 'nothing listens after it');
