@@ -22,7 +22,7 @@
  * old objects then held the young objects of its request through every young
  * collection, and the service promoted everything a request made, 8 KB of it, for the
  * rest of its life: eight starts of sixteen fell into that, at 15–30 % fewer requests
- * a second, with seven times the collectors' pauses and full collections every half
+ * a second, with three to four times the collectors' pauses and full collections every half
  * second. Without pretenuring, no start did (BENCHMARKS.md, "Pretenuring"; decision 75).
  * V8 reads it as it collects, so the service sets it itself too.
  *
