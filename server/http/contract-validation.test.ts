@@ -50,10 +50,14 @@ const updateUser = (query: string, headers: Record<string, string> = {}, body: o
 const VALID_BODY = { api_key: 'k', api_key_secret: 's', target_user: { user_id: '0123456789abcdef0123456789abcdef', first_name: 'Ada' } };
 
 describe('the contract validation as installed', () => {
-  it("leaves a request without a query string as express made it: the query mutator skipped", async () => {
+  it('leaves a request without a query string as express made it: the query mutator skipped', async () => {
     const answer = await updateUser('', { 'Idempotency-Key': 'a-key-of-its-own' });
     assert.equal(answer.status, 200);
-    assert.deepEqual(await answer.json(), { ownQuery: false, query: {} } satisfies Seen, 'patches/express-openapi-validator+5.6.2.patch is not applied');
+    assert.deepEqual(
+      await answer.json(),
+      { ownQuery: false, query: {} } satisfies Seen,
+      'patches/express-openapi-validator+5.6.2.patch is not applied',
+    );
   });
 
   it('still checks such a request: its headers and its body', async () => {

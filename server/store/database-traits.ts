@@ -48,6 +48,19 @@ export interface ImmediateReads {
 }
 
 /**
+ * Reads that arrive during one turn of the event loop and run together at the next, back to
+ * back in one read transaction, outside Kysely, where the database has them (SQLite:
+ * sqlite/read-group.ts). A read alone on SQLite's connection, after the turn's other work, cost
+ * a rewrite's read of its user 17–22 µs, where the same read right after another took 5
+ * (BENCHMARKS.md): a group pays the cold start and the transaction's locks once. A read runs
+ * when its group does, never earlier than asked: it sees every commit before it, as through Kysely.
+ */
+export interface GroupedReads {
+  /** The rows of `query` (a select), read with the turn's other reads; undefined where a transaction held the connection then, or it was not open, for the caller to take Kysely's way. */
+  rows<R>(query: CompiledQuery<R>): Promise<R[] | undefined>;
+}
+
+/**
  * The mark of the database's last commit, read without a transaction, where the database keeps
  * one where it can be read so (SQLite's wal-index: sqlite/commit-marks.ts). Two equal marks mean
  * that nothing was committed between their reads, by this process or any other.

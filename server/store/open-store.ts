@@ -10,7 +10,7 @@ import { KyselyConsoleSessionRepository } from './console-session-repository.js'
 import { KyselyApiKeyRepository } from './api-key-repository.js';
 import { type AuditTrail, AuditWriter, KyselyAuditRepository } from './audit-repository.js';
 import { KyselyWebhookRepository } from './webhook-repository.js';
-import type { CommitMarks, DatabaseTraits, ImmediateReads } from './database-traits.js';
+import type { CommitMarks, DatabaseTraits, GroupedReads, ImmediateReads } from './database-traits.js';
 import { StoreCondition, StoreUnavailableError } from './faults.js';
 import { KyselyAttributesRepository } from './attributes-repository.js';
 import { KyselyGroupRepository } from './group-repository.js';
@@ -78,11 +78,11 @@ export interface StoreParts {
 
 /** The repositories over one opened database; openStore() assembles the service's. */
 export function assembleStore(
-  { db, traits, condition, stats, immediate, marks }: OpenedDatabase,
+  { db, traits, condition, stats, immediate, grouped, marks }: OpenedDatabase,
   { audit, onGroupCommit }: StoreParts,
 ): Store {
   return {
-    users: new KyselyUserRepository(db, traits, audit, onGroupCommit, immediate),
+    users: new KyselyUserRepository(db, traits, audit, onGroupCommit, grouped),
     groups: new KyselyGroupRepository(db, traits, audit),
     attributes: new KyselyAttributesRepository(db, traits, audit),
     apiKeys: new KyselyApiKeyRepository(db, traits, audit, immediate, marks),
@@ -119,6 +119,8 @@ export interface OpenedDatabase {
   stats: Store['stats'];
   /** Reads that run at once, outside Kysely, where the database has them (SQLite's one connection, sqlite/connection.ts). */
   immediate?: ImmediateReads;
+  /** Reads that run together, a turn's at the next, where the database has them (SQLite's one connection, sqlite/read-group.ts). */
+  grouped?: GroupedReads;
   /** The marks of its commits, where the database keeps them readable without a transaction (SQLite's wal-index, sqlite/commit-marks.ts). */
   marks?: CommitMarks;
 }
@@ -174,10 +176,11 @@ export async function openDatabase(databaseUrl: string, options: StoreOptions = 
   const file = sqlitePathOf(databaseUrl);
   if (file === undefined) return openPostgresDatabase(databaseUrl, options);
   const condition = new StoreCondition();
-  const { db, immediate, marks } = openSqlite(file, timeoutsOf(options), condition);
+  const { db, immediate, grouped, marks } = openSqlite(file, timeoutsOf(options), condition);
   return {
     db,
     immediate,
+    grouped,
     marks,
     traits: sqliteTraits,
     condition,

@@ -14,7 +14,7 @@ import {
   sql,
 } from 'kysely';
 import type { AuditTrail } from './audit-repository.js';
-import { type DatabaseTraits, type Db, type GroupCommit, type ImmediateReads, uniqueName } from './database-traits.js';
+import { type DatabaseTraits, type Db, type GroupCommit, type GroupedReads, uniqueName } from './database-traits.js';
 import { groupsOfUser, type MembershipRow, membershipsQuery, nextVersion } from './shared-rows.js';
 import { ALL_USERS_GROUP } from './migrations.js';
 import { queryTemplate } from './query-template.js';
@@ -142,8 +142,8 @@ export class KyselyUserRepository implements UserRepository {
     private readonly traits: DatabaseTraits,
     private readonly audit: AuditTrail,
     onGroupCommit?: (writes: number) => void,
-    /** Reads at once on the connection while no transaction holds it (SQLite): a user's fields before a rewrite. */
-    private readonly immediate?: ImmediateReads,
+    /** Reads together with the turn's others while no transaction holds the connection (SQLite): a user's fields before a rewrite. */
+    private readonly grouped?: GroupedReads,
   ) {
     this.#commitGroup = traits.commitGroup(db, onGroupCommit);
     this.#membershipsOfOneQuery = queryTemplate(1, (userId: string) => membershipsQuery(db, [userId]));
@@ -239,7 +239,7 @@ export class KyselyUserRepository implements UserRepository {
 
   async findFieldsById(userId: string): Promise<StoredUserFields | undefined> {
     const query = this.#userFieldsByIdQuery(userId);
-    const [row] = this.immediate?.rows(query) ?? (await this.db.executeQuery(query)).rows;
+    const [row] = (await this.grouped?.rows(query)) ?? (await this.db.executeQuery(query)).rows;
     if (!row) return undefined;
     const { groups: _unread, ...record } = userOf(row, []);
     return this.#storedOf(row, record);

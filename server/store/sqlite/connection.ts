@@ -2,12 +2,12 @@
  * The embedded SQLite database (better-sqlite3) as Kysely uses it: one
  * connection (open-connection.ts), its statements cached, and the log of a
  * large commit copied into the database file off the event loop
- * (large-commits.ts); the reads that run on it at once (ImmediateReads), and
- * the marks of its commits (commit-marks.ts).
+ * (large-commits.ts); the reads that run on it at once (ImmediateReads) and those
+ * that run together (read-group.ts), and the marks of its commits (commit-marks.ts).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
-import type { CommitMarks, ImmediateReads } from '../database-traits.js';
+import type { CommitMarks, GroupedReads, ImmediateReads } from '../database-traits.js';
 import { readTranslated, type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
 import type { DatabaseTimeouts } from '../timeouts.js';
@@ -15,6 +15,7 @@ import { walIndexMarks } from './commit-marks.js';
 import { sqliteFault } from './faults.js';
 import { openSqliteConnection } from './open-connection.js';
 import { LargeCommits } from './large-commits.js';
+import { ReadGroup } from './read-group.js';
 import { holdSharedLease, type Lease } from './lease.js';
 
 /** Distinct statements the service issues are few; this bounds the cache even for varied `in (…)` lists. */
@@ -159,6 +160,7 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
 export interface OpenedSqlite {
   db: Kysely<Database>;
   immediate: ImmediateReads;
+  grouped: GroupedReads;
   marks: CommitMarks;
 }
 
@@ -191,6 +193,7 @@ export function openSqlite(path: string, timeouts: DatabaseTimeouts, condition: 
   return {
     db: new Kysely<Database>({ dialect: withFaultTranslation(dialect, sqliteFault, condition) }),
     immediate: immediateReads(() => connection, condition),
+    grouped: new ReadGroup(() => connection, condition),
     marks: { current: () => (connection?.isOpen ? walIndex?.current() : undefined) },
   };
 }

@@ -9,7 +9,6 @@ import { issueApiKey } from '../../keys/api-keys.js';
 import { TEST_SETUP } from '../../testing/test-setup.js';
 import { openDatabase, type OpenedDatabase, serviceStore } from '../open-store.js';
 import type { Store } from '../repositories.js';
-import { newUserRecord } from '../testing/open-test-store.js';
 
 /** A promise and what settles it, for a transaction held open while the test looks on. */
 function gate() {
@@ -18,7 +17,7 @@ function gate() {
   return { opened, open };
 }
 
-describe("SQLite's immediate reads (the API key's, on every request; a user's before a rewrite)", () => {
+describe("SQLite's immediate reads (the API key's, on every request)", () => {
   let directory: string;
   let opened: OpenedDatabase;
   let store: Store;
@@ -80,35 +79,6 @@ describe("SQLite's immediate reads (the API key's, on every request; a user's be
     await finding;
     assert.equal(found, undefined);
     assert.deepEqual(opened.immediate?.rows(CompiledQuery.raw('select 1 as one')), [{ one: 1 }]);
-  });
-
-  it("read a user's fields before a rewrite at once as well, and through Kysely while a transaction holds the connection", async () => {
-    const user = await store.users.create(newUserRecord(), TEST_SETUP);
-    const immediate = opened.immediate!;
-    const readAtOnce = immediate.rows.bind(immediate);
-    let atOnce = 0;
-    immediate.rows = (query) => {
-      const rows = readAtOnce(query);
-      if (rows !== undefined) atOnce++;
-      return rows;
-    };
-    try {
-      assert.equal((await store.users.findFieldsById(user.record.user_id))?.version, user.version);
-      assert.equal(atOnce, 1, 'read at once');
-      const [began, release] = [gate(), gate()];
-      const held = opened.db.transaction().execute(async () => {
-        began.open();
-        await release.opened;
-      });
-      await began.opened;
-      const reading = store.users.findFieldsById(user.record.user_id);
-      release.open();
-      await held;
-      assert.equal((await reading)?.record.username, user.record.username);
-      assert.equal(atOnce, 1, 'read through Kysely, after the transaction');
-    } finally {
-      immediate.rows = readAtOnce;
-    }
   });
 
   it("let an error that is not a fault through as it was (faults are translated as Kysely's are: faults.test.ts)", () => {
