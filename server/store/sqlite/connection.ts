@@ -8,7 +8,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
 import type { CommitMarks, GroupedReads, ImmediateReads } from '../database-traits.js';
-import { readTranslated, type StoreCondition, withFaultTranslation } from '../faults.js';
+import { type StoreCondition, withFaultTranslation } from '../faults.js';
 import type { Database } from '../schema.js';
 import type { DatabaseTimeouts } from '../timeouts.js';
 import { walIndexMarks } from './commit-marks.js';
@@ -16,6 +16,7 @@ import { sqliteFault } from './faults.js';
 import { openSqliteConnection } from './open-connection.js';
 import { LargeCommits } from './large-commits.js';
 import { ReadGroup } from './read-group.js';
+import { selectOutsideKysely } from './select-outside-kysely.js';
 import { holdSharedLease, type Lease } from './lease.js';
 
 /** Distinct statements the service issues are few; this bounds the cache even for varied `in (…)` lists. */
@@ -93,15 +94,7 @@ function immediateReads(connection: () => CachingConnection | undefined, conditi
     rows<R>(query: CompiledQuery<R>): R[] | undefined {
       const opened = connection();
       if (!opened?.isOpen || opened.inTransaction) return undefined;
-      return readTranslated(
-        () => {
-          const statement = opened.prepare(query.sql);
-          if (!statement.reader) throw new TypeError(`an immediate read runs selects only, not: ${query.sql}`);
-          return statement.all(query.parameters) as R[];
-        },
-        sqliteFault,
-        condition,
-      );
+      return selectOutsideKysely(opened, query, condition);
     },
   };
 }

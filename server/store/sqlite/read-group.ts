@@ -20,6 +20,7 @@ import type { GroupedReads } from '../database-traits.js';
 import { readTranslated, type StoreCondition } from '../faults.js';
 import type { CachingConnection } from './connection.js';
 import { sqliteFault } from './faults.js';
+import { selectOutsideKysely } from './select-outside-kysely.js';
 import { present } from '../../../lib/present.js';
 
 interface Read {
@@ -63,7 +64,7 @@ export class ReadGroup implements GroupedReads {
       if (together) this.#statement(opened, 'begin');
       for (const { query } of reads) {
         try {
-          outcomes.push({ ok: true, rows: this.#select(opened, query) });
+          outcomes.push({ ok: true, rows: selectOutsideKysely(opened, query, this.condition) });
         } catch (error) {
           outcomes.push({ ok: false, error });
           // A fault SQLite answered by ending the transaction: the reads after it would each be
@@ -92,18 +93,6 @@ export class ReadGroup implements GroupedReads {
       if (outcome.ok) read.resolve(outcome.rows);
       else read.reject(outcome.error);
     });
-  }
-
-  #select(opened: CachingConnection, query: CompiledQuery): unknown[] {
-    return readTranslated(
-      () => {
-        const statement = opened.prepare(query.sql);
-        if (!statement.reader) throw new TypeError(`a grouped read runs selects only, not: ${query.sql}`);
-        return statement.all(query.parameters);
-      },
-      sqliteFault,
-      this.condition,
-    );
   }
 
   #statement(opened: CachingConnection, sql: 'begin' | 'commit'): void {
