@@ -74,6 +74,12 @@ export interface CommitMarks {
 export interface GroupCommit {
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Sets the next group's commit to run after what is set to run before it already (a read
+   * group just asked), where none is set yet: the writes that those reads lead to, queued
+   * meanwhile, commit in it rather than in the group after.
+   */
+  reserve(): void;
 }
 
 /**

@@ -239,7 +239,11 @@ export class KyselyUserRepository implements UserRepository {
 
   async findFieldsById(userId: string): Promise<StoredUserFields | undefined> {
     const query = this.#userFieldsByIdQuery(userId);
-    const [row] = (await this.grouped?.rows(query)) ?? (await this.db.executeQuery(query)).rows;
+    const grouped = this.grouped?.rows(query);
+    // Asked by a rewrite, which writes what it read: its write commits in the group that follows
+    // this read's (commit-group.ts), not in the one after.
+    this.#commitGroup?.reserve();
+    const [row] = (await grouped) ?? (await this.db.executeQuery(query)).rows;
     if (!row) return undefined;
     const { groups: _unread, ...record } = userOf(row, []);
     return this.#storedOf(row, record);

@@ -84,6 +84,28 @@ describe('group commit on SQLite', () => {
     assert.equal(events.filter((row) => ids.has(String(row.target_user_id))).length, 20, 'one event for each user created');
   });
 
+  it("commits a rewrite's write in the turn its read ran, and nothing where no write follows", async () => {
+    groups.length = 0;
+    const [first] = users;
+    const order: string[] = [];
+    const written = store.users.findFieldsById(first!.user_id).then(async (current) => {
+      await store.users.update(first!.user_id, { organization: 'rewritten' }, TEST_SETUP, [current!.version]);
+      order.push('written');
+    });
+    // Set to run after the read group: a write that waited for the next group would commit after it.
+    const marked = new Promise((resolve) => setImmediate(() => resolve(order.push('the turn of the read'))));
+    await Promise.all([written, marked]);
+    assert.deepEqual(order, ['written', 'the turn of the read']);
+    assert.equal(await organizationOf(first!), 'rewritten');
+    assert.deepEqual(groups, [1]);
+
+    // A read that leads to no write: the commit it reserved finds nothing to commit.
+    groups.length = 0;
+    await store.users.findFieldsById(first!.user_id);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(groups, []);
+  });
+
   it('refuses a taken username without undoing the other updates of its group', async () => {
     const [first, second, third] = users as [User, User, User];
     const updateCount = async (user: User) =>

@@ -11,6 +11,14 @@
  * taken, an Idempotency-Key another request holds) undoes its own statements,
  * whichever failed, and leaves the others in place. Any other failure rolls the
  * whole group back, and every write in it fails.
+ *
+ * A write that follows a read of the same turn's read group (read-group.ts: a
+ * rewrite reads its user first) would otherwise be queued while the next turn's
+ * commit is already waiting, and commit a turn later: a rewrite then spans two
+ * turns, and each commit holds half the writes it could (SCIM's PATCH: 21 a
+ * commit against update_user's 31, BENCHMARKS.md). `reserve()`, called just
+ * after the read is asked, places this turn's commit after the read group, so
+ * that the writes its reads lead to commit with it.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { GroupCommit } from '../database-traits.js';
@@ -37,6 +45,8 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to write');
 
 export class CommitGroup implements GroupCommit {
   #queued: Job[] = [];
+  /** Whether a commit is set to run at the next check of the event loop, with what is queued by then. */
+  #scheduled = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -49,14 +59,24 @@ export class CommitGroup implements GroupCommit {
   /** Runs `work` in the next group's transaction; resolves once that transaction is committed. */
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.#queued.length === 0) setImmediate(() => void this.#commit());
+      this.reserve();
       this.#queued.push({ work, resolve: resolve, reject });
     });
   }
 
+  /** Sets the next commit to run after what is already set to run at the next check, if none is set yet. */
+  reserve(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => void this.#commit());
+  }
+
   async #commit(): Promise<void> {
+    this.#scheduled = false;
     const jobs = this.#queued;
     this.#queued = [];
+    // Reserved, and no write came: nothing to commit.
+    if (jobs.length === 0) return;
     this.onCommit?.(jobs.length);
     const outcomes: Outcome[] = [];
     try {
