@@ -15,7 +15,7 @@
  * A write that follows a read of the same turn's read group (read-group.ts: a
  * rewrite reads its user first) would otherwise be queued while the next turn's
  * commit is already waiting, and commit a turn later: a rewrite then spans two
- * turns, and each commit holds half the writes it could (SCIM's PATCH: 21 a
+ * turns, and each commit holds a third fewer writes than it could (SCIM's PATCH: 21 a
  * commit against update_user's 31, BENCHMARKS.md). `reserve()`, called just
  * after the read is asked, places this turn's commit after the read group, so
  * that the writes its reads lead to commit with it.
