@@ -19,7 +19,7 @@
  * position is never taken twice, even once every event is deleted.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { DatabaseTraits, Db } from './database-traits.js';
 import { EVENT_TYPE_OF, operationsOf, resourceTypeOf } from './event-types.js';
 import { recordClaim } from './idempotency-repository.js';
@@ -75,10 +75,67 @@ export interface AuditTrail {
 /** Events written by one statement: a group's 1,000 members in two, within both databases' limits on parameters. */
 const EVENTS_PER_INSERT = 500;
 
+/** An event's insert, compiled once: record()'s values in, the statement out. */
+type EventInsert = (...values: string[]) => CompiledQuery;
+
+/**
+ * The insert of one event: its position from `position` (PostgreSQL's column default where
+ * undefined); on SQLite also the link to the user's event before it.
+ */
+function eventInsert(db: Kysely<Database>, kind: DatabaseTraits['kind'], position: RawBuilder<number> | undefined): EventInsert {
+  const sqlite = kind === 'sqlite';
+  return queryTemplate(
+    // PostgreSQL's insert leaves the last two values out (below).
+    (sqlite ? 14 : 12) as 14,
+    (
+      event_id: string,
+      time: string,
+      operation: string,
+      actor: string,
+      request_id: string,
+      target_user_id: string,
+      target_group_id: string,
+      target_api_key: string,
+      changed_fields: string,
+      protocol: string,
+      resource_version: string,
+      target_webhook_id: string,
+      // SQLite: the user's id again, twice, for the link to the user's event before this one.
+      user_on_row: string,
+      user_kept: string,
+    ) =>
+      db.insertInto('audit_events').values({
+        ...(position ? { position } : {}),
+        // On SQLite the event names the user's event before it as it is written: the trigger
+        // would otherwise write the row a second time to link it (migration 0021). PostgreSQL's
+        // trigger links it before the row is written.
+        ...(sqlite ? { previous_user_position: sqliteHeadOf(user_on_row, user_kept) } : {}),
+        resource_version: resource_version as unknown as number | null,
+        event_id,
+        time,
+        operation,
+        actor,
+        request_id,
+        target_user_id,
+        target_group_id,
+        target_api_key,
+        target_webhook_id,
+        changed_fields,
+        protocol,
+      }),
+  );
+}
+
 /** The audit trail in the audit_events table: the store's (open-store.ts). */
 export class AuditWriter implements AuditTrail {
   /** update_user writes one event per request: its insert is compiled once (query-template.ts). */
-  readonly #insert: (...values: string[]) => CompiledQuery;
+  readonly #insert: EventInsert;
+  /**
+   * PostgreSQL: the insert of a transaction's first event, which takes the sequencer as it draws
+   * the event's position. One statement instead of two: each is a round trip to the cluster, and
+   * update_user's transaction had six (BENCHMARKS.md).
+   */
+  readonly #insertTakingSequencer: EventInsert | undefined;
   /** The transactions (PostgreSQL) that hold the sequencer already. */
   readonly #sequenced = new WeakSet<Db>();
 
@@ -89,73 +146,45 @@ export class AuditWriter implements AuditTrail {
     // PostgreSQL numbers the event from its sequence (the column's default); SQLite after the last
     // one written or deleted: numbering from the events left would take again, once the retention
     // has deleted the newest, positions that a cursor, the dispatcher or a chain still name.
-    const sqlite = traits.kind === 'sqlite';
-    const position = sqlite ? sql<number>`${lastPosition('sqlite')} + 1` : undefined;
-    this.#insert = queryTemplate(
-      // PostgreSQL's insert leaves the last two values out (below).
-      (sqlite ? 14 : 12) as 14,
-      (
-        event_id: string,
-        time: string,
-        operation: string,
-        actor: string,
-        request_id: string,
-        target_user_id: string,
-        target_group_id: string,
-        target_api_key: string,
-        changed_fields: string,
-        protocol: string,
-        resource_version: string,
-        target_webhook_id: string,
-        // SQLite: the user's id again, twice, for the link to the user's event before this one.
-        user_on_row: string,
-        user_kept: string,
-      ) =>
-        db.insertInto('audit_events').values({
-          ...(position ? { position } : {}),
-          // On SQLite the event names the user's event before it as it is written: the trigger
-          // would otherwise write the row a second time to link it (migration 0021). PostgreSQL's
-          // trigger links it before the row is written.
-          ...(sqlite ? { previous_user_position: sqliteHeadOf(user_on_row, user_kept) } : {}),
-          resource_version: resource_version as unknown as number | null,
-          event_id,
-          time,
-          operation,
-          actor,
-          request_id,
-          target_user_id,
-          target_group_id,
-          target_api_key,
-          target_webhook_id,
-          changed_fields,
-          protocol,
-        }),
-    );
+    if (traits.kind === 'sqlite') {
+      this.#insert = eventInsert(db, 'sqlite', sql<number>`${lastPosition('sqlite')} + 1`);
+    } else {
+      this.#insert = eventInsert(db, 'postgres', undefined);
+      // The lock first, then the number: the subquery holding the lock is read before the number
+      // is drawn (a subquery with a volatile function is neither merged into the query nor
+      // dropped). A number drawn before waiting for the lock could commit after a larger one.
+      this.#insertTakingSequencer = eventInsert(
+        db,
+        'postgres',
+        sql<number>`(select nextval('audit_events_position_seq') from (select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})) as sequenced)`,
+      );
+    }
   }
 
   /** The Idempotency-Keys each transaction recorded already (SQLite's commit group holds several requests' changes). */
   readonly #claimed = new WeakMap<Db, WeakSet<IdempotencyClaim>>();
 
-  /**
-   * Takes the sequencer for the transaction (PostgreSQL), once; and records, once, the
-   * Idempotency-Key the change was asked under, so that the key names the change only if it commits.
-   */
-  async #sequence(db: Db, by: ChangeAuthor): Promise<void> {
-    if (this.traits.kind === 'postgres' && !this.#sequenced.has(db)) {
-      await sql`select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`.execute(db);
-      this.#sequenced.add(db);
-    }
-    const claim = by.idempotency;
+  /** Records, once per transaction, the Idempotency-Key the change was asked under, so that the key names the change only if it commits. */
+  async #claim(db: Db, claim: IdempotencyClaim | undefined): Promise<void> {
     if (claim && !this.#claimed.get(db)?.has(claim)) {
       await recordClaim(db, claim);
       this.#claimed.set(db, (this.#claimed.get(db) ?? new WeakSet()).add(claim));
     }
   }
 
+  /** Takes the sequencer for the transaction (PostgreSQL), once, by a statement of its own: before an insert of several events. */
+  async #takeSequencer(db: Db): Promise<void> {
+    if (this.traits.kind === 'postgres' && !this.#sequenced.has(db)) {
+      await sql`select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`.execute(db);
+      this.#sequenced.add(db);
+    }
+  }
+
   /** Writes the event of a change on `db`, which must be the change's own transaction. */
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
-    // Only where there is something to take or to record: update_user's path, without, skips a turn.
-    if (this.traits.kind === 'postgres' || by.idempotency) await this.#sequence(db, by);
+    // Only where there is something to record: update_user's path, without, skips a turn.
+    if (by.idempotency) await this.#claim(db, by.idempotency);
+    const insert = (!this.#sequenced.has(db) && this.#insertTakingSequencer) || this.#insert;
     const { id, time } = eventIds.next();
     const values = [
       id,
@@ -173,7 +202,8 @@ export class AuditWriter implements AuditTrail {
       change.targetUserId ?? null,
       change.targetUserId ?? null,
     ];
-    await db.executeQuery(this.#insert(...(values as string[])));
+    await db.executeQuery(insert(...(values as string[])));
+    if (insert === this.#insertTakingSequencer) this.#sequenced.add(db);
   }
 
   /**
@@ -183,7 +213,8 @@ export class AuditWriter implements AuditTrail {
    */
   async recordAll(db: Db, by: ChangeAuthor, changes: readonly ChangeRecord[]): Promise<void> {
     if (changes.length <= 1) return changes[0] && this.record(db, by, changes[0]);
-    await this.#sequence(db, by);
+    await this.#claim(db, by.idempotency);
+    await this.#takeSequencer(db);
     const sqlite = this.traits.kind === 'sqlite';
     // SQLite numbers them and links each to its user's event before it here, as record()'s insert
     // does in SQL: a subquery per row would be read once for the whole statement.

@@ -81,6 +81,43 @@ describe('PostgreSQL: the change feed in the order of commit', () => {
     assert.deepEqual(told, ['c'.repeat(32), created.record.user_id], 'both, once each, in the order they committed');
   });
 
+  it("takes the sequencer with a transaction's first event, in one statement, before drawing the event's place", async () => {
+    const start = await store.audit.head();
+    let statements = 0;
+    const counted = opened.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => (statements++, args.result),
+    });
+    const writer = new AuditWriter(counted, opened.traits);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let recorded!: () => void;
+    const hasRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    const first = counted.transaction().execute(async (trx) => {
+      const before = statements;
+      await writer.record(trx, TEST_SETUP, { operation: 'createGroup', targetGroupId: 'd'.repeat(32), changedFields: ['name'] });
+      assert.equal(statements - before, 1, 'the lock and the event in one statement');
+      recorded();
+      await held;
+    });
+    await hasRecorded;
+    // A second transaction's first event waits for the sequencer; a place drawn meanwhile comes before its own.
+    const second = counted
+      .transaction()
+      .execute((trx) =>
+        writer.record(trx, TEST_SETUP, { operation: 'createGroup', targetGroupId: 'e'.repeat(32), changedFields: ['name'] }),
+      );
+    const waiting = async () =>
+      Number((await watcher.query(`select count(*) from pg_locks where locktype = 'advisory' and not granted`)).rows[0].count);
+    while ((await waiting()) === 0) await new Promise((resolve) => setImmediate(resolve));
+    const drawnMeanwhile = Number((await watcher.query(`select nextval('audit_events_position_seq') as place`)).rows[0].place);
+    release();
+    await Promise.all([first, second]);
+    const event = (await follow(start)).events.find((placed) => placed.event.data.resource.id === 'e'.repeat(32));
+    assert.ok(event, "the second transaction's event");
+    assert.ok(event.position > drawnMeanwhile, `its place (${event.position}) drawn once it held the sequencer, after ${drawnMeanwhile}`);
+  });
+
   it('gives a follower every event of two instances writing at once exactly once, in the order of commit', async () => {
     const users = await Promise.all([1, 2, 3, 4].map(async () => (await store.users.create(newUserRecord(), TEST_SETUP)).record.user_id));
     let position = await store.audit.head();
