@@ -133,7 +133,7 @@ export class AuditWriter implements AuditTrail {
   /**
    * PostgreSQL: the insert of a transaction's first event, which takes the sequencer as it draws
    * the event's position. One statement instead of two: each is a round trip to the cluster, and
-   * update_user's transaction had six (BENCHMARKS.md).
+   * update_user sent six (BENCHMARKS.md).
    */
   readonly #insertTakingSequencer: EventInsert | undefined;
   /** The transactions (PostgreSQL) that hold the sequencer already. */
