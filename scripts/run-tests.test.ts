@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -24,6 +24,30 @@ describe('test tiers, by file name', () => {
     assert.deepEqual(storesOf('server/sample/readme-python-client.system.test.ts'), ['sqlite']);
     assert.deepEqual(storesOf('cli/main.integration.test.ts'), ['sqlite'], 'a client of the API: once');
     assert.deepEqual(storesOf('client/package.system.test.ts'), ['sqlite']);
+  });
+
+  it("are the project's own files: no installed package's, none behind a symbolic link", () => {
+    const root = mkdtempSync(join(tmpdir(), 'test-files-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'elsewhere-'));
+    try {
+      const write = (path: string) => {
+        mkdirSync(join(root, path, '..'), { recursive: true });
+        writeFileSync(join(root, path), '');
+      };
+      write('server/store/own.integration.test.ts');
+      write('scripts/own.test.ts');
+      write('server/node_modules/some-package/theirs.test.ts');
+      writeFileSync(join(elsewhere, 'other-checkout.test.ts'), '');
+      symlinkSync(elsewhere, join(root, 'server', 'linked'));
+      symlinkSync(root, join(root, 'scripts', 'loop'));
+      assert.deepEqual(
+        testFiles(root),
+        ['scripts/own.test.ts', 'server/store/own.integration.test.ts'].map((path) => join(path)),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('run on PostgreSQL every test of the store and of the handlers over it', () => {

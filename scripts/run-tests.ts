@@ -35,7 +35,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, chmodSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -81,12 +81,23 @@ export function storesOf(file: string): StoreName[] {
   return ON_BOTH_STORES.some((path) => file.startsWith(path)) ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-export function testFiles(): string[] {
-  return TEST_FOLDERS.flatMap((folder) =>
-    readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.test.ts'))
-      .map((file) => join(folder, file)),
-  ).sort();
+/**
+ * The project's test files, relative to `root`. Only the project's own: a folder's installed
+ * packages (`server/node_modules`) are not looked into, nor is a symbolic link followed (Node's
+ * recursive `readdirSync` follows links to folders: a link to another checkout would run its tests
+ * here, and a link to a parent would never end).
+ */
+export function testFiles(root = PROJECT_ROOT): string[] {
+  const found: string[] = [];
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') visit(path);
+      else if (entry.isFile() && entry.name.endsWith('.test.ts')) found.push(path);
+    }
+  };
+  for (const folder of TEST_FOLDERS) if (existsSync(join(root, folder))) visit(folder);
+  return found.sort();
 }
 
 /**
