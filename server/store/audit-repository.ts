@@ -62,6 +62,9 @@ export interface ChangeRecord {
  */
 export const EVENT_SEQUENCER_LOCK = 7_316_400_514;
 
+/** Takes the sequencer until the transaction ends (PostgreSQL): what every writer of events calls, once per transaction. */
+const takeSequencer = sql<void>`pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`;
+
 type Row = Selectable<AuditEventsTable>;
 
 /** Where every repository writes a change's event, in the change's own transaction. */
@@ -156,7 +159,7 @@ export class AuditWriter implements AuditTrail {
       this.#insertTakingSequencer = eventInsert(
         db,
         'postgres',
-        sql<number>`(select nextval('audit_events_position_seq') from (select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})) as sequenced)`,
+        sql<number>`(select nextval('audit_events_position_seq') from (select ${takeSequencer}) as sequenced)`,
       );
     }
   }
@@ -175,7 +178,7 @@ export class AuditWriter implements AuditTrail {
   /** Takes the sequencer for the transaction (PostgreSQL), once, by a statement of its own: before an insert of several events. */
   async #takeSequencer(db: Db): Promise<void> {
     if (this.traits.kind === 'postgres' && !this.#sequenced.has(db)) {
-      await sql`select pg_advisory_xact_lock(${EVENT_SEQUENCER_LOCK})`.execute(db);
+      await sql`select ${takeSequencer}`.execute(db);
       this.#sequenced.add(db);
     }
   }
@@ -184,7 +187,8 @@ export class AuditWriter implements AuditTrail {
   async record(db: Db, by: ChangeAuthor, change: ChangeRecord): Promise<void> {
     // Only where there is something to record: update_user's path, without, skips a turn.
     if (by.idempotency) await this.#claim(db, by.idempotency);
-    const insert = (!this.#sequenced.has(db) && this.#insertTakingSequencer) || this.#insert;
+    // PostgreSQL's first event of the transaction takes the sequencer; SQLite has no sequencer to take.
+    const taking = this.#insertTakingSequencer && !this.#sequenced.has(db) ? this.#insertTakingSequencer : undefined;
     const { id, time } = eventIds.next();
     const values = [
       id,
@@ -202,8 +206,8 @@ export class AuditWriter implements AuditTrail {
       change.targetUserId ?? null,
       change.targetUserId ?? null,
     ];
-    await db.executeQuery(insert(...(values as string[])));
-    if (insert === this.#insertTakingSequencer) this.#sequenced.add(db);
+    await db.executeQuery((taking ?? this.#insert)(...(values as string[])));
+    if (taking) this.#sequenced.add(db);
   }
 
   /**
