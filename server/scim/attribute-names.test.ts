@@ -41,6 +41,32 @@ describe('SCIM attribute names, case-insensitive (RFC 7643, 2.1)', () => {
     });
   });
 
+  it('takes names already spelled as the schemas spell them as they are, and copies where one is not', () => {
+    const value = {
+      active: false,
+      name: { givenName: 'Ada', familyName: 'Lovelace' },
+      emails: [{ value: 'ada@example.com', type: 'work', primary: true }],
+      [ENTERPRISE]: { organization: 'Lab' },
+    };
+    const patch = canonicalPatch({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value }] }, 'User') as {
+      Operations: { value: unknown }[];
+    };
+    assert.equal(patch.Operations[0]!.value, value, 'the value sent, not a copy');
+    const emails = [{ value: 'ada@example.com', type: 'work' }];
+    const added = canonicalPatch({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'EMAILS', value: emails }] }, 'User') as {
+      Operations: { path: string; value: unknown }[];
+    };
+    assert.deepEqual(added.Operations[0], { op: 'add', path: 'emails', value: emails });
+    assert.equal(added.Operations[0]?.value, emails, 'the entries sent, not copies');
+    // One name the schemas do not know, deep down: that level and those above it are copied, the name kept as sent.
+    const unknown = { name: { givenName: 'Ada', Nickname: 'A' } };
+    const copied = canonicalPatch({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: unknown }] }, 'User') as {
+      Operations: { value: unknown }[];
+    };
+    assert.notEqual(copied.Operations[0]!.value, unknown);
+    assert.deepEqual(copied.Operations[0]!.value, unknown);
+  });
+
   it('refuses one attribute sent twice under two spellings, and keeps a __proto__ key as a key', () => {
     assert.throws(
       () => canonicalPatch({ schemas: [PATCH_OP], Operations: [{ op: 'add', value: { userName: 'a', USERNAME: 'b' } }] }, 'User'),

@@ -59,12 +59,43 @@ export type ResourceKind = keyof typeof RESOURCE_NAMES;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Each level's names keyed by the schemas' own spelling, made once per level: what alreadyCanonical looks up. */
+const bySpelling = new WeakMap<Names, Names>();
+
+function spelledAs(names: Names): Names {
+  let spelled = bySpelling.get(names);
+  if (!spelled) bySpelling.set(names, (spelled = new Map([...names.values()].map((entry) => [entry.name, entry]))));
+  return spelled;
+}
+
+/**
+ * Whether every name in `value`, at every depth canonicalNames would rename, is already spelled
+ * as `names` spell it. Identity providers send names so (Okta's and Entra ID's PATCH bodies do),
+ * and such a value is taken as it is, without its copy: the copy's maps and objects cost a SCIM
+ * write about 2 µs (BENCHMARKS.md, issue 43). Names spelled so are one each, so none is sent twice.
+ */
+function alreadyCanonical(value: unknown, names: Names): boolean {
+  if (Array.isArray(value)) return value.every((entry) => alreadyCanonical(entry, names));
+  if (!isObject(value)) return true;
+  const spelled = spelledAs(names);
+  for (const key of Object.keys(value)) {
+    const known = spelled.get(key);
+    if (known === undefined || (known.sub && !alreadyCanonical(value[key], known.sub))) return false;
+  }
+  return true;
+}
+
 /**
  * `value` with its attribute names, and its sub-attributes', as `names` spell them; a list is
  * a multi-valued attribute's, each of its entries named so. Two names for one attribute are
- * refused: which of them would count is not a question to answer silently.
+ * refused: which of them would count is not a question to answer silently. A value whose names
+ * are all spelled so already is given back as it is.
  */
 export function canonicalNames(value: unknown, names: Names): unknown {
+  return alreadyCanonical(value, names) ? value : renamed(value, names);
+}
+
+function renamed(value: unknown, names: Names): unknown {
   if (Array.isArray(value)) return value.map((entry) => canonicalNames(entry, names));
   if (!isObject(value)) return value;
   const result: Record<string, unknown> = {};
@@ -90,16 +121,24 @@ const everyName = (names: Names): Map<string, string> =>
 
 const PATH_NAMES = { User: everyName(RESOURCE_NAMES.User), Group: everyName(RESOURCE_NAMES.Group) };
 
+/** Each kind's schema URNs in lower case, beside the URN: made once rather than for every path. */
+const LOWER_PREFIXES = {
+  User: SCHEMA_PREFIXES.User.map(([urn]) => [urn, urn.toLowerCase()] as const),
+  Group: SCHEMA_PREFIXES.Group.map(([urn]) => [urn, urn.toLowerCase()] as const),
+};
+
 /**
  * A PATCH path with its URN and attribute names as the schemas spell them
  * (`Emails[Type eq "work"].Value` → `emails[type eq "work"].value`); quoted values are left as
- * they are, and so are the filter's operators, which no attribute is named after.
+ * they are, and so are the filter's operators, which no attribute is named after. A path that is
+ * one name the schemas know (`active`, `userName`) is looked up without the tokens' pattern.
  */
 export function canonicalPath(path: string, kind: ResourceKind): string {
   const trimmed = path.trim();
   const lower = trimmed.toLowerCase();
-  for (const [urn] of SCHEMA_PREFIXES[kind]) {
-    const prefix = urn.toLowerCase();
+  const single = PATH_NAMES[kind].get(lower);
+  if (single !== undefined) return single;
+  for (const [urn, prefix] of LOWER_PREFIXES[kind]) {
     if (lower === prefix) return urn;
     if (lower.startsWith(`${prefix}:`)) return `${urn}:${canonicalPath(trimmed.slice(urn.length + 1), kind)}`;
   }
