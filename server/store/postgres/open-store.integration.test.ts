@@ -1,6 +1,6 @@
 /**
  * What only PostgreSQL has to get right: several instances starting at once
- * on one empty database. Run by the PostgreSQL pass of `npm run test:integration` (a throwaway cluster).
+ * on one empty database, and a database reached over a Unix socket. Run by the PostgreSQL pass of `npm run test:integration` (a throwaway cluster).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -68,6 +68,44 @@ describe('PostgreSQL: instances starting together', () => {
       assert.equal((await stores[0]!.apiKeys.list()).length, 1);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
+
+describe('PostgreSQL: reached over a Unix socket', () => {
+  let database: TestDatabase;
+  before(async () => {
+    assert.ok(process.env.TEST_POSTGRES_URL, 'run through scripts/with-postgres.ts (the PostgreSQL pass of npm run test:integration)');
+    database = await createTestDatabase();
+  });
+  after(() => database?.drop());
+
+  it('connects through the socket a DATABASE_URL names with ?host=<directory> (docs/operations.md)', async () => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ unix_socket_directories: string }>('show unix_socket_directories');
+      const directory = rows[0]!.unix_socket_directories.split(',')[0]!.trim();
+      assert.ok(directory.startsWith('/'), `the cluster has a socket directory (${directory})`);
+      // As docs/operations.md writes it: the host part is not used where `host` names a directory.
+      const overSocket = new URL(database.url);
+      overSocket.hostname = 'localhost';
+      overSocket.searchParams.set('host', directory);
+      const store = await openStore(overSocket.toString());
+      try {
+        assert.ok((await store.groups.list()).length > 0, 'the store answers');
+        // A connection over a Unix socket has no client address (pg_stat_activity.client_addr).
+        const { rows: connections } = await admin.query<{ over_socket: string; over_tcp: string }>(
+          `select count(*) filter (where client_addr is null) as over_socket, count(*) filter (where client_addr is not null) as over_tcp
+           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+        );
+        assert.ok(Number(connections[0]!.over_socket) > 0, 'the store holds connections over the socket');
+        assert.equal(Number(connections[0]!.over_tcp), 0, 'and none over TCP');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await admin.end();
     }
   });
 });
