@@ -65,6 +65,11 @@ describe('SCIM attribute names, case-insensitive (RFC 7643, 2.1)', () => {
     };
     assert.notEqual(copied.Operations[0]!.value, unknown);
     assert.deepEqual(copied.Operations[0]!.value, unknown);
+    // A look-alike of a known name (a fullwidth "ａ") is no spelling of it: kept as sent, as any unknown name.
+    const lookalike = canonicalPatch({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { '\uff41ctive': true } }] }, 'User') as {
+      Operations: { value: object }[];
+    };
+    assert.deepEqual(Object.keys(lookalike.Operations[0]!.value), ['\uff41ctive']);
   });
 
   it('refuses one attribute sent twice under two spellings, and keeps a __proto__ key as a key', () => {
